@@ -1,0 +1,143 @@
+# sidescope build. Everything goes to $(BUILD); nothing into the source tree.
+#   make                 build bpf objects, skeletons, the sidescope binary,
+#                        the sample workload and the unit tests
+#   make test            run every test layer with prove (TAP)
+#   make demo            profile the bundled workload, leave a flame graph
+#   make install PREFIX=DIR
+#   make SANITIZE=1 ...  build with ASan+UBSan into build-san/
+#   make vmlinux         regenerate bpf/vmlinux.h from the running kernel
+
+VERSION   := $(shell cat VERSION)
+SANITIZE  ?= 0
+ifeq ($(SANITIZE),1)
+BUILD     ?= build-san
+CC        := clang
+SANFLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+else
+BUILD     ?= build
+SANFLAGS  :=
+endif
+CC        ?= cc
+CLANG     ?= clang
+BPFTOOL   ?= bpftool
+PROTOC_C  ?= protoc-c
+PREFIX    ?= /usr/local
+PROVE     ?= prove
+# The published pprof profile.proto, as Debian's pprof source package ships it.
+PROFILE_PROTO ?= /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
+
+PKGS      := libbpf libelf zlib libprotobuf-c babeltrace2 lttng-ust
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS  := $(shell pkg-config --libs libbpf libelf zlib libprotobuf-c babeltrace2 2>/dev/null)
+
+WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
+CFLAGS    ?= -O2 -g
+CFLAGS    += -std=gnu11 $(WARN) $(SANFLAGS) -fno-omit-frame-pointer -D_GNU_SOURCE \
+             -DSIDESCOPE_VERSION='"$(VERSION)"' \
+             -Itools -Itools/lib -Ibpf -I$(BUILD)/bpf -I$(BUILD)/gen $(PKG_CFLAGS)
+LDFLAGS   += $(SANFLAGS)
+LDLIBS    += $(PKG_LIBS) -lstdc++ -lm
+
+ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Ibpf -I$(BUILD)/bpf
+
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
+BPF_SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))
+
+PROTO_GEN := $(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/profile.pb-c.h
+LIB_SRCS  := $(wildcard tools/lib/*.c)
+LIB_OBJS  := $(patsubst tools/lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS)) $(BUILD)/gen/profile.pb-c.o
+TOOL_SRCS := $(wildcard tools/*.c)
+TOOL_OBJS := $(patsubst tools/%.c,$(BUILD)/obj/%.o,$(TOOL_SRCS))
+LIBSS     := $(BUILD)/libsidescope.a
+
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%.t,$(UNIT_SRCS))
+# programs the integration tests run as targets
+TESTPROG_SRCS := $(wildcard tests/progs/*.c)
+TESTPROGS := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(TESTPROG_SRCS))
+
+SCRIPTS   := $(filter-out scripts/lib%,$(wildcard scripts/*))
+
+.PHONY: all test unit-test demo install clean vmlinux image bench fuzz check-deps
+.DELETE_ON_ERROR:
+
+all: $(BUILD)/sidescope $(BUILD)/workload $(UNIT_BINS) $(TESTPROGS)
+
+$(BUILD)/bpf $(BUILD)/lib $(BUILD)/obj $(BUILD)/gen $(BUILD)/tests/unit $(BUILD)/tests/progs:
+	@mkdir -p $@
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(BUILD)/bpf
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
+
+$(PROTO_GEN) &: $(PROFILE_PROTO) | $(BUILD)/gen
+	cp $(PROFILE_PROTO) $(BUILD)/gen/profile.proto
+	cd $(BUILD)/gen && $(PROTOC_C) --c_out=. profile.proto
+
+$(BUILD)/gen/profile.pb-c.o: $(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/profile.pb-c.h
+	$(CC) $(filter-out -Werror,$(CFLAGS)) -c $< -o $@
+
+$(BUILD)/lib/%.o: tools/lib/%.c $(wildcard tools/lib/*.h) $(BPF_SKELS) $(PROTO_GEN) | $(BUILD)/lib
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: tools/%.c $(wildcard tools/*.h tools/lib/*.h) $(BPF_SKELS) $(PROTO_GEN) | $(BUILD)/obj
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIBSS): $(LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/sidescope: $(TOOL_OBJS) $(LIBSS)
+	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(LIBSS) $(LDLIBS)
+
+# The bundled workload: frame pointers and no inlining, so every frame is real.
+$(BUILD)/workload: examples/workload/workload.c | $(BUILD)/obj
+	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
+		-Wall -Wextra -Werror $(SANFLAGS) -o $@ $<
+
+$(BUILD)/tests/unit/%.t: tests/unit/%.c tests/lib/tap.h $(LIBSS) | $(BUILD)/tests/unit
+	$(CC) $(CFLAGS) -Itests/lib $(LDFLAGS) -o $@ $< $(LIBSS) $(LDLIBS)
+
+$(BUILD)/tests/progs/%: tests/progs/%.c | $(BUILD)/tests/progs
+	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
+		-Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< $(shell sed -n 's|^// LDLIBS: ||p' $<)
+
+# Test layers: unit (no root), integration (root, real kernel), pod (podman).
+# SIDESCOPE_REQUIRE_ALL=1 turns every skip into a failure (CI sets it).
+TEST_ENV  := SIDESCOPE_BUILD=$(abspath $(BUILD)) SIDESCOPE=$(abspath $(BUILD))/sidescope \
+             SIDESCOPE_SRC=$(CURDIR) SANITIZE=$(SANITIZE)
+TESTS     ?= $(UNIT_BINS) $(sort $(wildcard tests/integration/*.t)) $(sort $(wildcard tests/pod/*.t))
+
+test: all
+	$(TEST_ENV) $(PROVE) --exec '' --timer $(PROVE_FLAGS) $(TESTS)
+
+unit-test: all
+	$(TEST_ENV) $(PROVE) --exec '' $(PROVE_FLAGS) $(UNIT_BINS)
+
+demo: all
+	SIDESCOPE_BUILD=$(abspath $(BUILD)) sh scripts/demo
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BUILD)/sidescope $(DESTDIR)$(PREFIX)/bin/sidescope
+	for s in $(SCRIPTS); do install -m 0755 $$s $(DESTDIR)$(PREFIX)/bin/; done
+	if [ -d scripts/lib ]; then install -d $(DESTDIR)$(PREFIX)/lib/sidescope && \
+		install -m 0644 scripts/lib/* $(DESTDIR)$(PREFIX)/lib/sidescope/; fi
+
+image:
+	podman --runtime runc build --pull=never -t localhost/sidescope:latest .
+
+bench: all
+	sh bench/run
+
+# Regenerate the pinned CO-RE header. Any kernel with BTF will do: CO-RE
+# relocates field offsets at load time on whatever kernel runs the program.
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > bpf/vmlinux.h
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,60 @@
+# shellcheck shell=sh
+# A simulated pod without Kubernetes: one PID namespace shared by an "app"
+# and a "sidecar", each in its own mount namespace. The app gets a private
+# /tmp (a tmpfs), like a container's; the sidecar sees the host's /tmp.
+# Source after tap.sh. Needs root and util-linux (unshare, nsenter).
+
+POD_PAUSE=""	# host PID of the pod's PID 1
+POD_APP_CGROUP=""	# the app "container"'s cgroup (v2), when one could be made
+
+# Start the pod: a PID namespace whose PID 1 just waits, with /proc mounted
+# for that namespace in a mount namespace of its own.
+pod_start() {
+	_ready="$TMPDIR_TEST/pod.pause"
+	unshare --pid --fork --mount --propagation private --mount-proc \
+		sh -c 'echo "$$" > "$1"; exec sleep 100000' sh "$_ready" &
+	_unshare=$!
+	on_exit "kill $_unshare"
+	wait_for_file "$_ready" 10 || return 1
+	POD_PAUSE=$(cat "/proc/$_unshare/task/$_unshare/children" | tr -d ' ')
+	[ -n "$POD_PAUSE" ] || return 1
+	on_exit "kill -9 $POD_PAUSE"
+	# the app's own cgroup stands for its container's
+	_cgroot=/sys/fs/cgroup
+	[ -f "$_cgroot/cgroup.procs" ] && [ ! -d "$_cgroot/unified" ] || _cgroot=/sys/fs/cgroup/unified
+	if [ -f "$_cgroot/cgroup.procs" ]; then
+		POD_APP_CGROUP="$_cgroot/sidescope-test-$$-app"
+		mkdir -p "$POD_APP_CGROUP" && on_exit "for _i in 1 2 3 4 5 6 7 8 9 10; do rmdir '$POD_APP_CGROUP' && break; sleep 0.1; done" || POD_APP_CGROUP=""
+	fi
+}
+
+# Run a command as the app, in the background, in its own mount namespace
+# with a private /tmp. Prints nothing; the caller learns PIDs from files
+# the command writes (see pod_pid_of).
+pod_app() {
+	nsenter -t "$POD_PAUSE" --pid --mount -- \
+		unshare --mount --propagation private \
+		sh -c '{ [ -z "$0" ] || echo "$$" > "$0/cgroup.procs"; } &&
+			mount -t tmpfs -o mode=1777 tmpfs /tmp && exec "$@"' "$POD_APP_CGROUP" "$@" &
+}
+
+# Run a command as the sidecar, in the foreground: same PID namespace,
+# the pod's /proc, the host's files.
+pod_sidecar() {
+	nsenter -t "$POD_PAUSE" --pid --mount -- "$@"
+}
+
+# Host PID of the process whose PID in the pod namespace is $1.
+pod_host_pid() {
+	for _s in /proc/[0-9]*/status; do
+		_l=$(grep '^NSpid:' "$_s" 2>/dev/null) || continue
+		# shellcheck disable=SC2086
+		set -- "$1" $_l
+		[ "$#" -eq 4 ] && [ "$4" = "$1" ] || continue
+		_p=${_s#/proc/}
+		_p=${_p%/status}
+		_ns=$(readlink "/proc/$_p/ns/pid" 2>/dev/null)
+		[ "$_ns" = "$(readlink "/proc/$POD_PAUSE/ns/pid")" ] && { echo "$_p"; return 0; }
+	done
+	return 1
+}

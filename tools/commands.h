@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Subcommands of the sidescope multi-call binary; one file each. */
+#ifndef SIDESCOPE_COMMANDS_H
+#define SIDESCOPE_COMMANDS_H
+
+int cmd_ps(int argc, char **argv);
+
+#endif

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* /proc and PID-namespace helpers. The parsers take buffers so that unit
+ * tests and fuzzers can feed them saved or hostile input. */
+#ifndef SIDESCOPE_PROC_H
+#define SIDESCOPE_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Root of the proc filesystem, "/proc" unless a test points it elsewhere. */
+void proc__set_root(const char *root);
+const char *proc__root(void);
+
+struct proc_status {
+	pid_t pid;	/* as seen in the reader's PID namespace */
+	pid_t tgid;
+	pid_t ppid;
+	pid_t nspid;	/* in the process's own (innermost) PID namespace */
+	pid_t nstgid;
+	int ns_depth;	/* number of PID namespaces the process is in */
+	uid_t uid;
+	char name[64];
+};
+
+int proc__parse_status(const char *buf, struct proc_status *st);
+int proc__read_status(pid_t pid, struct proc_status *st);
+
+/* Start time (clock ticks since boot, field 22 of /proc/PID/stat): with the
+ * PID it identifies a process across PID reuse. */
+int proc__parse_stat_starttime(const char *buf, uint64_t *start);
+int proc__start_time(pid_t pid, uint64_t *start);
+
+/* Fields 9 (flags) of /proc/PID/stat; a kernel thread has PF_KTHREAD. */
+int proc__parse_stat_flags(const char *buf, unsigned long *flags);
+bool proc__is_kernel_thread(pid_t pid);
+
+/* Command line with NULs turned into spaces; "[name]" for kernel threads. */
+int proc__cmdline(pid_t pid, char *buf, size_t size);
+/* The process's cgroup path (the v2 entry, else the first v1 entry). */
+int proc__parse_cgroup(const char *buf, char *out, size_t size);
+int proc__cgroup(pid_t pid, char *buf, size_t size);
+/* A short container hint from a cgroup path: the container id (12 chars)
+ * when the path names one, else the last path component. */
+void proc__container_hint(const char *cgroup, char *buf, size_t size);
+
+/* Sorted list of PIDs (thread-group leaders) visible in proc__root().
+ * Return the count and a malloc'd array, or a negative errno. */
+int proc__list(pid_t **pids);
+
+/* Device and inode of the PID namespace of PID (0: this process). */
+int proc__pidns(pid_t pid, uint64_t *dev, uint64_t *ino);
+
+/* Executable's path as the process sees it (readlink of /proc/PID/exe). */
+int proc__exe(pid_t pid, char *buf, size_t size);
+
+struct proc_map {
+	uint64_t start, end, offset;
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	char perms[5];
+	char *path;	/* "" for anonymous mappings */
+};
+
+struct proc_maps {
+	struct proc_map *maps;	/* sorted by start */
+	size_t n;
+	size_t bad_lines;	/* lines that could not be parsed, skipped */
+};
+
+/* Parse the text of /proc/PID/maps. Return 0 or a negative errno. */
+int proc_maps__parse(const char *buf, size_t len, struct proc_maps **out);
+/* Read /proc/PID/maps. NULL with errno set on failure. */
+struct proc_maps *proc_maps__load(pid_t pid);
+const struct proc_map *proc_maps__find(const struct proc_maps *m, uint64_t addr);
+/* Whether a mapped file's base name starts with prefix. */
+bool proc_maps__has_lib(const struct proc_maps *m, const char *prefix);
+void proc_maps__free(struct proc_maps *m);
+
+enum proc_runtime {
+	RUNTIME_NATIVE,
+	RUNTIME_DOTNET,
+	RUNTIME_NODE,
+	RUNTIME_JVM,
+};
+
+enum proc_runtime proc__detect_runtime(const struct proc_maps *m, const char *exe);
+const char *proc__runtime_name(enum proc_runtime rt);
+
+/* Find the perf map of PID whose PID in its own namespace is NSTGID: the
+ * process's own /tmp (through /proc/PID/root), then the shared /tmp.
+ * Return 0 with the path in buf, or -ENOENT. */
+int proc__perfmap_path(pid_t pid, pid_t nstgid, char *buf, size_t size);
+
+/* Whether the process matches NAME: its comm, or the base name of its
+ * executable or of its first two arguments (".dll" optional, for dotnet). */
+bool proc__matches_name(pid_t pid, const char *comm, const char *name);
+
+/* Resolve "-n NAME" to PIDs (sorted, malloc'd). Return the count (0 when
+ * nothing matches) or a negative errno. Skips the calling process. */
+int proc__find_by_name(const char *name, pid_t **pids);
+
+#endif

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Small helpers shared by every subcommand. */
+#ifndef SIDESCOPE_UTIL_H
+#define SIDESCOPE_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Parse a whole decimal (or 0x hex) number within [min, max].
+ * Return 0, or -EINVAL (not a number) / -ERANGE (out of range). */
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int parse_long(const char *s, long min, long max, long *out);
+
+/* Parse "PID[,PID...]" into a newly allocated array; caller frees *pids.
+ * Return the count, or a negative errno. */
+int parse_pid_list(const char *s, pid_t **pids);
+
+/* Read a whole file (at most max bytes, 0 = no limit) into a NUL-terminated
+ * malloc'd buffer. Return 0 or a negative errno; caller frees *buf. */
+int read_file(const char *path, char **buf, size_t *len, size_t max);
+
+bool str_has_suffix(const char *s, const char *suffix);
+bool str_has_prefix(const char *s, const char *prefix);
+
+/* Write s as a JSON string literal (quotes included) with every byte that is
+ * not valid UTF-8 replaced by U+FFFD. */
+void json_write_string(FILE *f, const char *s);
+void json_write_stringn(FILE *f, const char *s, size_t n);
+
+/* Monotonic clock in nanoseconds. */
+uint64_t now_ns(void);
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not one. */
+size_t utf8_seq_len(const unsigned char *s, size_t n);
+
+#endif

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* sidescope: one binary, one subcommand per technique. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "log.h"
+
+#ifndef SIDESCOPE_VERSION
+#define SIDESCOPE_VERSION "unknown"
+#endif
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct cmd cmds[] = {
+	{ "ps", cmd_ps, "list the processes in the pod and what can be traced in each" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+		"sidescope: look inside a running application from a sidecar container\n"
+		"\n"
+		"USAGE: sidescope COMMAND [OPTIONS]\n"
+		"       sidescope help [COMMAND]\n"
+		"       sidescope --version\n"
+		"\n"
+		"COMMANDS:\n");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(f,
+		"\n"
+		"Run 'sidescope COMMAND --help' for the options and examples of one command.\n");
+}
+
+static const struct cmd *find_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (strcmp(cmds[i].name, name) == 0)
+			return &cmds[i];
+	return NULL;
+}
+
+static int run(const struct cmd *c, int argc, char **argv)
+{
+	static char prog[64];
+
+	snprintf(prog, sizeof(prog), "sidescope %s", c->name);
+	log__set_prog(prog);
+	argv[0] = prog;
+	return c->fn(argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *c;
+	const char *name;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	name = argv[1];
+	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0 ||
+	    strcmp(name, "version") == 0) {
+		printf("sidescope %s\n", SIDESCOPE_VERSION);
+		return 0;
+	}
+	if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 ||
+	    strcmp(name, "-h") == 0) {
+		char *help_argv[] = { NULL, "--help", NULL };
+
+		if (argc < 3 || name[0] == '-') {
+			usage(stdout);
+			return 0;
+		}
+		c = find_cmd(argv[2]);
+		if (!c) {
+			fprintf(stderr, "sidescope: unknown command '%s'\n", argv[2]);
+			fprintf(stderr, "Try 'sidescope help' for the list of commands.\n");
+			return 2;
+		}
+		return run(c, 2, help_argv);
+	}
+	c = find_cmd(name);
+	if (!c) {
+		fprintf(stderr, "sidescope: unknown command '%s'\n", name);
+		fprintf(stderr, "Try 'sidescope help' for the list of commands.\n");
+		return 2;
+	}
+	return run(c, argc - 1, argv + 1);
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* ELF symbol tables through libelf: address -> name for the profiler,
+ * name -> file offset for uprobes. One elf_syms per file; callers cache them
+ * by file identity (device, inode, build id). */
+#ifndef SIDESCOPE_ELFSYM_H
+#define SIDESCOPE_ELFSYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct elf_syms;
+
+struct elf_sym_info {
+	const char *name;	/* owned by the elf_syms */
+	uint64_t addr;		/* st_value (virtual address in the file) */
+	uint64_t size;
+	uint64_t file_offset;	/* where addr lives in the file */
+};
+
+/* Load the function symbols of PATH (.symtab, else .dynsym; then the
+ * separate debug file found by build id or .gnu_debuglink under
+ * DEBUG_ROOT/usr/lib/debug, DEBUG_ROOT being "" or e.g. "/proc/PID/root").
+ * Return NULL with errno set: ENOENT, EACCES, ENOEXEC (not ELF or corrupt). */
+struct elf_syms *elfsym__load(const char *path, const char *debug_root);
+void elfsym__free(struct elf_syms *s);
+
+/* Build id as lowercase hex ("" when the file has none). */
+const char *elfsym__build_id(const struct elf_syms *s);
+/* Number of function symbols loaded (0: stripped). */
+size_t elfsym__count(const struct elf_syms *s);
+/* ET_DYN (PIE or shared object): addresses are relative to the load base. */
+bool elfsym__is_dyn(const struct elf_syms *s);
+
+/* File offset -> ELF virtual address, through the PT_LOAD headers.
+ * Return 0 or -ENOENT when no segment holds the offset. */
+int elfsym__offset_to_addr(const struct elf_syms *s, uint64_t off, uint64_t *addr);
+/* ELF virtual address -> file offset. */
+int elfsym__addr_to_offset(const struct elf_syms *s, uint64_t addr, uint64_t *off);
+
+/* The function containing ADDR (ELF virtual address). NULL when none; *delta
+ * gets ADDR - symbol start. The name is raw (mangled). */
+const struct elf_sym_info *elfsym__lookup_addr(const struct elf_syms *s, uint64_t addr,
+					       uint64_t *delta);
+/* Find function symbols named NAME (exact, or the demangled name, or a
+ * demangled name without parameters). Fill up to MAX entries; return how
+ * many match in all (may exceed MAX). */
+size_t elfsym__lookup_name(const struct elf_syms *s, const char *name,
+			   const struct elf_sym_info **out, size_t max);
+
+/* Demangle a C++ (Itanium) name into a malloc'd string, or NULL if NAME is
+ * not mangled. */
+char *elfsym__demangle(const char *name);
+
+#endif

@@ -58,7 +58,8 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%.t,$(UNIT_SRCS))
 TESTPROG_SRCS := $(wildcard tests/progs/*.c)
 TESTPROGS := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(TESTPROG_SRCS))
 
-SCRIPTS   := $(filter-out scripts/lib%,$(wildcard scripts/*))
+# wrapper scripts that go into the image's PATH (install-deps and demo do not)
+SCRIPTS   := $(wildcard $(addprefix scripts/,cpu-profile uprobe-trace lttng-capture capture-loop doctor))
 
 .PHONY: all test unit-test demo install clean vmlinux image bench fuzz check-deps
 .DELETE_ON_ERROR:

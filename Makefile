@@ -30,7 +30,8 @@ PKGS      := libbpf libelf zlib libprotobuf-c babeltrace2 lttng-ust
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS  := $(shell pkg-config --libs libbpf libelf zlib libprotobuf-c babeltrace2 2>/dev/null)
 
-WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
+WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
+             -Wno-format-truncation
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 $(WARN) $(SANFLAGS) -fno-omit-frame-pointer -D_GNU_SOURCE \
              -DSIDESCOPE_VERSION='"$(VERSION)"' \

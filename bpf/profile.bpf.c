@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* CPU profiler: on every cpu-clock sample of a matching task, store its
+ * user and kernel stacks by hash and count (pid, ustack, kstack).
+ *
+ * Stacks go to our own hashed store (bpf_get_stack + a 64-bit hash, a hash
+ * map without preallocation) rather than a STACK_TRACE map: no bucket
+ * collisions, and memory grows only with the distinct stacks seen.
+ * Counts go to one of two maps chosen by "active"; user space flips it,
+ * lets in-flight programs finish, then drains the other map. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "profile.h"
+
+const volatile __u64 pidns_dev = 0;
+const volatile __u64 pidns_ino = 0;
+const volatile __u32 filter_mode = PROFILE_FILTER_ALL;
+const volatile __u64 filter_cgroup = 0;
+const volatile bool want_user = true;
+const volatile bool want_kernel = true;
+
+/* which count map the programs fill; flipped by user space */
+volatile __u32 active = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);	/* set from user space */
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);	/* set from user space */
+	__type(key, __u64);
+	__type(value, struct profile_stack);
+} stacks SEC(".maps");
+
+struct counts_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);	/* set from user space */
+	__type(key, struct profile_key);
+	__type(value, __u64);
+};
+struct counts_map counts0 SEC(".maps");
+struct counts_map counts1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PSTAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* two scratch stacks per CPU: user, kernel */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct profile_stack);
+} scratch SEC(".maps");
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v)
+		*v += 1;	/* per-CPU: no other writer */
+}
+
+static __always_inline __u64 hash_stack(const struct profile_stack *s, int n)
+{
+	__u64 h = 0xcbf29ce484222325ull;
+	int i;
+
+	for (i = 0; i < PROFILE_MAX_DEPTH; i++) {
+		if (i >= n)
+			break;
+		h ^= s->ips[i];
+		h *= 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return h ? h : 1;
+}
+
+/* Take one stack into the store; return its hash or 0. */
+static __always_inline __u64 take_stack(void *ctx, __u32 slot, __u64 flags,
+					__u32 err_stat, __u32 trunc_stat)
+{
+	struct profile_stack *s;
+	__u64 h;
+	long len;
+	int err;
+
+	s = bpf_map_lookup_elem(&scratch, &slot);
+	if (!s) {
+		stat_inc(PSTAT_SCRATCH_ERR);
+		return 0;
+	}
+	len = bpf_get_stack(ctx, s->ips, sizeof(s->ips), flags);
+	if (len < 0) {
+		stat_inc(err_stat);
+		return 0;
+	}
+	if (len == 0)
+		return 0;
+	if (len >= (long)sizeof(s->ips))
+		stat_inc(trunc_stat);	/* the stack may go deeper */
+	h = hash_stack(s, len / 8);
+	err = bpf_map_update_elem(&stacks, &h, s, BPF_NOEXIST);
+	if (err && err != -17 /* EEXIST: already stored */) {
+		stat_inc(PSTAT_STACKS_FULL);
+		return 0;
+	}
+	return h;
+}
+
+SEC("perf_event")
+int do_sample(struct bpf_perf_event_data *ctx)
+{
+	struct bpf_pidns_info ns = {};
+	struct profile_key key = {};
+	__u64 *count, one = 1;
+	void *counts;
+	__u32 tgid;
+
+	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns))) {
+		/* idle and tasks outside our namespace */
+		if (filter_mode != PROFILE_FILTER_ALL || bpf_get_current_pid_tgid() >> 32)
+			stat_inc(PSTAT_NS_MISS);
+		return 0;
+	}
+	tgid = ns.tgid;
+	if (tgid == 0)
+		return 0;
+	if (filter_mode == PROFILE_FILTER_PIDS) {
+		if (!bpf_map_lookup_elem(&pids, &tgid))
+			return 0;
+	} else if (filter_mode == PROFILE_FILTER_CGROUP) {
+		if (bpf_get_current_cgroup_id() != filter_cgroup)
+			return 0;
+	}
+	stat_inc(PSTAT_SAMPLES);
+	key.pid = tgid;
+	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	if (want_user)
+		key.ustack = take_stack(ctx, 0, BPF_F_USER_STACK, PSTAT_USTACK_ERR,
+					PSTAT_USTACK_TRUNC);
+	if (want_kernel)
+		key.kstack = take_stack(ctx, 1, 0, PSTAT_KSTACK_ERR, PSTAT_KSTACK_TRUNC);
+
+	counts = active ? (void *)&counts1 : (void *)&counts0;
+	count = bpf_map_lookup_elem(counts, &key);
+	if (count) {
+		__sync_fetch_and_add(count, 1);
+		return 0;
+	}
+	if (bpf_map_update_elem(counts, &key, &one, BPF_NOEXIST)) {
+		/* another CPU created it meanwhile, or the map is full */
+		count = bpf_map_lookup_elem(counts, &key);
+		if (count)
+			__sync_fetch_and_add(count, 1);
+		else
+			stat_inc(PSTAT_COUNTS_FULL);
+	}
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The symbolizer: per-process state (maps, perf map, start time), a cache of
+ * files by identity, kernel symbols, and an intern table that gives every
+ * name a stable pointer for the profile model. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elfsym.h"
+#include "kallsyms.h"
+#include "log.h"
+#include "perfmap.h"
+#include "proc.h"
+#include "symbolize.h"
+#include "util.h"
+
+struct sym_file {
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	const char *path;	/* as the process names it (interned) */
+	const char *build_id;	/* interned */
+	struct elf_syms *elf;
+	void *pe;		/* PE resolver's handle */
+	bool tried;
+};
+
+struct sym_proc {
+	pid_t pid;
+	pid_t nstgid;
+	uint64_t start_time;
+	const char *comm;
+	struct proc_maps *maps;
+	struct sym_file **files;	/* per map, resolved lazily */
+	struct perfmap *perfmap;
+	char perfmap_path[PATH_MAX];
+	off_t perfmap_size;
+	bool perfmap_tried;
+};
+
+struct symbolizer {
+	char **strs;		/* open-addressing intern table */
+	size_t strs_cap, strs_n;
+	struct sym_proc **procs;
+	size_t nprocs;
+	struct sym_proc *last;
+	struct sym_file **files;
+	size_t nfiles;
+	struct kallsyms *ks;
+	bool ks_tried;
+	const struct pe_resolver *pe;
+	struct symbolizer_stats st;
+};
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+const char *symbolizer__intern(struct symbolizer *sz, const char *s)
+{
+	size_t i;
+
+	if (sz->strs_n * 2 >= sz->strs_cap) {
+		size_t ncap = sz->strs_cap ? sz->strs_cap * 2 : 1024, j;
+		char **n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (j = 0; j < sz->strs_cap; j++) {
+			if (!sz->strs[j])
+				continue;
+			i = str_hash(sz->strs[j]) & (ncap - 1);
+			while (n[i])
+				i = (i + 1) & (ncap - 1);
+			n[i] = sz->strs[j];
+		}
+		free(sz->strs);
+		sz->strs = n;
+		sz->strs_cap = ncap;
+	}
+	i = str_hash(s) & (sz->strs_cap - 1);
+	while (sz->strs[i]) {
+		if (strcmp(sz->strs[i], s) == 0)
+			return sz->strs[i];
+		i = (i + 1) & (sz->strs_cap - 1);
+	}
+	sz->strs[i] = strdup(s);
+	if (!sz->strs[i])
+		return NULL;
+	sz->strs_n++;
+	return sz->strs[i];
+}
+
+struct symbolizer *symbolizer__new(void)
+{
+	struct symbolizer *sz = calloc(1, sizeof(*sz));
+
+	if (sz && !symbolizer__intern(sz, "")) {
+		free(sz);
+		return NULL;
+	}
+	return sz;
+}
+
+void symbolizer__set_pe_resolver(struct symbolizer *sz, const struct pe_resolver *r)
+{
+	sz->pe = r;
+}
+
+static void proc_drop_maps(struct sym_proc *p)
+{
+	proc_maps__free(p->maps);
+	free(p->files);
+	p->maps = NULL;
+	p->files = NULL;
+}
+
+static void proc_free(struct sym_proc *p)
+{
+	if (!p)
+		return;
+	proc_drop_maps(p);
+	perfmap__free(p->perfmap);
+	free(p);
+}
+
+void symbolizer__free(struct symbolizer *sz)
+{
+	size_t i;
+
+	if (!sz)
+		return;
+	for (i = 0; i < sz->nprocs; i++)
+		proc_free(sz->procs[i]);
+	free(sz->procs);
+	for (i = 0; i < sz->nfiles; i++) {
+		elfsym__free(sz->files[i]->elf);
+		if (sz->files[i]->pe && sz->pe)
+			sz->pe->close(sz->files[i]->pe);
+		free(sz->files[i]);
+	}
+	free(sz->files);
+	for (i = 0; i < sz->strs_cap; i++)
+		free(sz->strs[i]);
+	free(sz->strs);
+	kallsyms__free(sz->ks);
+	free(sz);
+}
+
+static struct sym_proc *find_proc(struct symbolizer *sz, pid_t pid)
+{
+	size_t i;
+
+	if (sz->last && sz->last->pid == pid)
+		return sz->last;
+	for (i = 0; i < sz->nprocs; i++)
+		if (sz->procs[i]->pid == pid)
+			return sz->last = sz->procs[i];
+	return NULL;
+}
+
+/* (Re)load the perf map when it appeared or grew. */
+static void refresh_perfmap(struct symbolizer *sz, struct sym_proc *p)
+{
+	char path[PATH_MAX];
+	struct perfmap *pm;
+	struct stat sb;
+
+	if (proc__perfmap_path(p->pid, p->nstgid, path, sizeof(path)))
+		return;
+	if (stat(path, &sb))
+		return;
+	if (p->perfmap && strcmp(path, p->perfmap_path) == 0 && sb.st_size == p->perfmap_size)
+		return;
+	pm = perfmap__load(path);
+	if (!pm) {
+		p_debug("cannot read perf map %s: %s", path, strerror(errno));
+		return;
+	}
+	if (p->perfmap) {
+		sz->st.perfmap_reloads++;
+		sz->st.perfmap_bad_lines -= perfmap__bad_lines(p->perfmap);
+	}
+	sz->st.perfmap_bad_lines += perfmap__bad_lines(pm);
+	perfmap__free(p->perfmap);
+	p->perfmap = pm;
+	snprintf(p->perfmap_path, sizeof(p->perfmap_path), "%s", path);
+	p->perfmap_size = sb.st_size;
+	p_debug("pid %d: perf map %s, %zu entries, %zu bad lines", (int)p->pid, path,
+		perfmap__count(pm), perfmap__bad_lines(pm));
+}
+
+int symbolizer__watch(struct symbolizer *sz, pid_t pid)
+{
+	struct proc_status status;
+	struct sym_proc *p = find_proc(sz, pid);
+	struct proc_maps *maps;
+	uint64_t start = 0;
+
+	if (proc__start_time(pid, &start) || proc__read_status(pid, &status))
+		return p ? 0 : -ESRCH;	/* gone: keep what was captured */
+	if (p && p->start_time != start) {
+		/* the PID was reused: nothing captured still applies */
+		sz->st.pid_reuse++;
+		proc_drop_maps(p);
+		perfmap__free(p->perfmap);
+		p->perfmap = NULL;
+		p->perfmap_path[0] = '\0';
+	}
+	if (!p) {
+		struct sym_proc **n = realloc(sz->procs, (sz->nprocs + 1) * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		sz->procs = n;
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		sz->procs[sz->nprocs++] = p;
+		sz->st.processes++;
+		p->pid = pid;
+	}
+	p->start_time = start;
+	p->nstgid = status.nstgid ? status.nstgid : pid;
+	p->comm = symbolizer__intern(sz, status.name);
+	maps = proc_maps__load(pid);
+	if (maps) {
+		proc_drop_maps(p);
+		p->maps = maps;
+		p->files = calloc(maps->n ? maps->n : 1, sizeof(*p->files));
+		if (!p->files) {
+			proc_drop_maps(p);
+			return -ENOMEM;
+		}
+	}
+	p->perfmap_tried = false;
+	refresh_perfmap(sz, p);
+	return 0;
+}
+
+const char *symbolizer__comm(struct symbolizer *sz, pid_t pid)
+{
+	struct sym_proc *p = find_proc(sz, pid);
+
+	return p ? p->comm : NULL;
+}
+
+static bool is_pe_path(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 4 && (strcasecmp(path + n - 4, ".dll") == 0 ||
+			 strcasecmp(path + n - 4, ".exe") == 0);
+}
+
+/* Open the file of map M of process P: the file cache by identity. */
+static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size_t idx)
+{
+	const struct proc_map *m = &p->maps->maps[idx];
+	char path[PATH_MAX + 64], clean[PATH_MAX];
+	struct sym_file *f = NULL, **n;
+	struct stat sb;
+	size_t i, len;
+
+	if (p->files[idx])
+		return p->files[idx];
+	for (i = 0; i < sz->nfiles; i++) {
+		f = sz->files[i];
+		if (f->inode == m->inode && f->dev_major == m->dev_major &&
+		    f->dev_minor == m->dev_minor)
+			return p->files[idx] = f;
+	}
+	n = realloc(sz->files, (sz->nfiles + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	sz->files = n;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	sz->files[sz->nfiles++] = f;
+	sz->st.files++;
+	f->dev_major = m->dev_major;
+	f->dev_minor = m->dev_minor;
+	f->inode = m->inode;
+	snprintf(clean, sizeof(clean), "%s", m->path);
+	len = strlen(clean);
+	if (len > 10 && strcmp(clean + len - 10, " (deleted)") == 0)
+		clean[len - 10] = '\0';
+	f->path = symbolizer__intern(sz, clean);
+	f->build_id = "";
+	p->files[idx] = f;
+
+	/* the process's own view of the file, if it is still the same file;
+	 * else the mapping itself (deleted or replaced files) */
+	snprintf(path, sizeof(path), "%s/%d/root%s", proc__root(), (int)p->pid, clean);
+	if (stat(path, &sb) || sb.st_ino != m->inode)
+		snprintf(path, sizeof(path), "%s/%d/map_files/%llx-%llx", proc__root(),
+			 (int)p->pid, (unsigned long long)m->start, (unsigned long long)m->end);
+	f->tried = true;
+	if (is_pe_path(clean)) {
+		if (sz->pe)
+			f->pe = sz->pe->open(path);
+		return f;
+	}
+	{
+		char root[64];
+
+		snprintf(root, sizeof(root), "%s/%d/root", proc__root(), (int)p->pid);
+		f->elf = elfsym__load(path, root);
+	}
+	if (!f->elf)
+		p_debug("no ELF symbols for %s (%s): %s", clean, path, strerror(errno));
+	else
+		f->build_id = symbolizer__intern(sz, elfsym__build_id(f->elf));
+	if (!f->build_id)
+		f->build_id = "";
+	return f;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static int set_name(struct symbolizer *sz, struct sym_frame *out, const char *name)
+{
+	out->name = symbolizer__intern(sz, name);
+	return out->name ? 0 : -ENOMEM;
+}
+
+static int unknown(struct symbolizer *sz, struct sym_frame *out)
+{
+	sz->st.unknown++;
+	out->kind = FRAME_UNKNOWN;
+	out->module = "";
+	out->build_id = "";
+	return set_name(sz, out, "[unknown]");
+}
+
+int symbolizer__user(struct symbolizer *sz, pid_t pid, uint64_t ip, struct sym_frame *out)
+{
+	struct sym_proc *p = find_proc(sz, pid);
+	const struct proc_map *m = NULL;
+	struct sym_file *f;
+	char buf[1024];
+	const char *name;
+	uint64_t off, vaddr, delta;
+
+	if (!p)
+		return unknown(sz, out);
+	if (p->maps)
+		m = proc_maps__find(p->maps, ip);
+	if (m && m->path[0] == '/' && m->inode) {
+		f = map_file(sz, p, m - p->maps->maps);
+		if (!f)
+			return -ENOMEM;
+		off = ip - m->start + m->offset;
+		out->module = f->path;
+		out->build_id = f->build_id;
+		if (f->elf && elfsym__offset_to_addr(f->elf, off, &vaddr) == 0) {
+			const struct elf_sym_info *si = elfsym__lookup_addr(f->elf, vaddr, &delta);
+
+			if (si) {
+				char *dm = elfsym__demangle(si->name);
+
+				out->kind = FRAME_NATIVE;
+				out->name = symbolizer__intern(sz, dm ? dm : si->name);
+				free(dm);
+				return out->name ? 0 : -ENOMEM;
+			}
+		}
+		if (f->pe && sz->pe && sz->pe->lookup(f->pe, off, buf, sizeof(buf)) == 0) {
+			out->kind = FRAME_R2R;
+			return set_name(sz, out, buf);
+		}
+		/* the module is known: never a bare number */
+		snprintf(buf, sizeof(buf), "%s+0x%llx", base_name(f->path), (unsigned long long)off);
+		out->kind = FRAME_UNKNOWN;
+		return set_name(sz, out, buf);
+	}
+	if (!m || !m->path[0] || m->path[0] == '[' || !m->inode) {
+		/* anonymous memory (JIT code), or an address no map held when
+		 * the maps were read: the perf map */
+		name = perfmap__lookup(p->perfmap, ip, NULL);
+		if (!name && !p->perfmap_tried) {
+			/* a JIT may have written the entry since the last look */
+			p->perfmap_tried = true;
+			refresh_perfmap(sz, p);
+			name = perfmap__lookup(p->perfmap, ip, NULL);
+		}
+		if (name) {
+			out->kind = FRAME_JIT;
+			out->module = "[jit]";
+			out->build_id = "";
+			return set_name(sz, out, name);
+		}
+		if (m && m->path[0] == '[') {
+			snprintf(buf, sizeof(buf), "%s+0x%llx", m->path,
+				 (unsigned long long)(ip - m->start));
+			out->kind = FRAME_UNKNOWN;
+			out->module = symbolizer__intern(sz, m->path);
+			out->build_id = "";
+			if (!out->module)
+				return -ENOMEM;
+			return set_name(sz, out, buf);
+		}
+	}
+	return unknown(sz, out);
+}
+
+int symbolizer__kernel(struct symbolizer *sz, uint64_t ip, struct sym_frame *out)
+{
+	const char *name, *mod = "";
+	char buf[512];
+
+	if (!sz->ks_tried) {
+		sz->ks_tried = true;
+		sz->ks = kallsyms__load(NULL);
+		if (!sz->ks)
+			sz->st.kallsyms_err = -errno;
+		else if (kallsyms__hidden(sz->ks))
+			sz->st.kallsyms_err = -EPERM;
+	}
+	out->kind = FRAME_KERNEL;
+	out->module = "[kernel.kallsyms]";
+	out->build_id = "";
+	name = kallsyms__lookup(sz->ks, ip, &mod, NULL);
+	if (!name) {
+		sz->st.unknown++;
+		return set_name(sz, out, "[unknown]");
+	}
+	if (mod[0]) {
+		snprintf(buf, sizeof(buf), "%s [%s]", name, mod);
+		return set_name(sz, out, buf);
+	}
+	return set_name(sz, out, name);
+}
+
+void symbolizer__stats(const struct symbolizer *sz, struct symbolizer_stats *st)
+{
+	*st = sz->st;
+}

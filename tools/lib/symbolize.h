@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Stack addresses -> named frames, for the processes of a capture.
+ *
+ * Each process's /proc/PID/maps is captured while it lives (and re-read at
+ * every symbolizer__watch), so a process that exits mid-capture is still
+ * symbolized. File-backed addresses: ELF symbols (tools/lib/elfsym) of the
+ * file opened through /proc/PID/root/PATH, else /proc/PID/map_files/...;
+ * files are cached by identity (device, inode), not path. PE images (.dll,
+ * .exe: .NET ReadyToRun) go to the PE resolver when one is set. Anonymous
+ * memory: the process's perf map (proc__perfmap_path), re-read when it grew,
+ * dropped when the PID is reused (start time). Kernel: /proc/kallsyms.
+ * An address in a known file without a symbol becomes "file+0xOFFSET". */
+#ifndef SIDESCOPE_SYMBOLIZE_H
+#define SIDESCOPE_SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "frame.h"
+
+struct sym_frame {
+	const char *name;	/* owned by the symbolizer, valid until __free */
+	enum frame_kind kind;
+	const char *module;	/* mapping file, "[kernel.kallsyms]", "[jit]", "" */
+	const char *build_id;	/* lowercase hex, "" when unknown */
+};
+
+/* Hook for PE/ReadyToRun images (issue 10, tools/lib/r2r). The symbolizer
+ * calls open() once per image identity with a path it can read (through
+ * /proc/PID/root or map_files), then lookup() with the file offset of each
+ * sampled address in that image. lookup() writes a NUL-terminated method
+ * name ("Namespace.Type.Method") into NAME and returns 0, or returns
+ * -ENOENT when no method covers the offset. */
+struct pe_resolver {
+	void *(*open)(const char *path);	/* NULL: not a usable image */
+	int (*lookup)(void *image, uint64_t file_offset, char *name, size_t size);
+	void (*close)(void *image);
+};
+
+struct symbolizer_stats {
+	size_t processes;
+	size_t files;		/* distinct files opened */
+	size_t perfmap_bad_lines;
+	size_t perfmap_reloads;
+	size_t pid_reuse;
+	size_t unknown;		/* frames left "[unknown]" */
+	int kallsyms_err;	/* 0, or why kernel symbols are missing */
+};
+
+struct symbolizer;
+
+struct symbolizer *symbolizer__new(void);
+void symbolizer__free(struct symbolizer *sz);
+/* Use R for PE images; R must outlive the symbolizer. NULL: none. */
+void symbolizer__set_pe_resolver(struct symbolizer *sz, const struct pe_resolver *r);
+
+/* Capture (or refresh) what is needed to symbolize PID later: its maps,
+ * start time and perf map. Call for every process seen, while it lives.
+ * Return 0, or a negative errno when PID was never readable. */
+int symbolizer__watch(struct symbolizer *sz, pid_t pid);
+/* Name of PID's process (comm) as last seen, or NULL. */
+const char *symbolizer__comm(struct symbolizer *sz, pid_t pid);
+
+/* Symbolize one user-space address of PID / one kernel address. Always
+ * fill OUT (with "[unknown]" at worst); return 0 or -ENOMEM. */
+int symbolizer__user(struct symbolizer *sz, pid_t pid, uint64_t ip, struct sym_frame *out);
+int symbolizer__kernel(struct symbolizer *sz, uint64_t ip, struct sym_frame *out);
+
+void symbolizer__stats(const struct symbolizer *sz, struct symbolizer_stats *st);
+
+/* Intern a string in the symbolizer (stable pointer until __free). */
+const char *symbolizer__intern(struct symbolizer *sz, const char *s);
+
+#endif

@@ -112,15 +112,18 @@ $(BUILD)/sidescope: $(TOOL_OBJS) $(LIBSS)
 	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(LIBSS) $(LDLIBS)
 
 # The bundled workload: frame pointers and no inlining, so every frame is real.
+# Built with clang: gcc 12 ignores -mno-omit-leaf-frame-pointer, and a leaf
+# without a frame hides its caller from frame-pointer unwinding.
+TARGET_CC ?= $(CLANG)
 $(BUILD)/workload: examples/workload/workload.c | $(BUILD)/obj
-	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
+	$(TARGET_CC) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -fno-optimize-sibling-calls \
 		-Wall -Wextra -Werror $(SANFLAGS) -o $@ $<
 
 $(BUILD)/tests/unit/%.t: tests/unit/%.c tests/lib/tap.h $(LIBSS) | $(BUILD)/tests/unit
 	$(CC) $(CFLAGS) -Itests/lib $(LDFLAGS) -o $@ $< $(LIBSS) $(LDLIBS)
 
 $(BUILD)/tests/progs/%: tests/progs/%.c | $(BUILD)/tests/progs
-	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
+	$(TARGET_CC) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -fno-optimize-sibling-calls \
 		-Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< $(shell sed -n 's|^// LDLIBS: ||p' $<)
 
 $(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c $(LIBSS) | $(BUILD)/tests/fuzz

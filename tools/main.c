@@ -18,6 +18,7 @@ struct cmd {
 
 static const struct cmd cmds[] = {
 	{ "ps", cmd_ps, "list the processes in the pod and what can be traced in each" },
+	{ "profile", cmd_profile, "sample CPU stacks with BPF: top table, folded, pprof, json" },
 };
 
 static void usage(FILE *f)

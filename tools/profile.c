@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* sidescope profile: sample CPU stacks of processes in the pod with BPF,
+ * symbolize them (ELF, perf maps, kallsyms) and write folded stacks, pprof,
+ * JSON or a top table.
+ *
+ * Counts are aggregated in the kernel in one of two maps; every few seconds
+ * user space flips the "active" index, waits for in-flight programs (they
+ * run for microseconds in the timer interrupt) and drains the idle map, so
+ * memory stays bounded and no increment races with the drain. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "commands.h"
+#include "log.h"
+#include "outfile.h"
+#include "proc.h"
+#include "prof.h"
+#include "profile.h"
+#include "profile.skel.h"
+#include "symbolize.h"
+#include "util.h"
+
+#define MAX_OUTPUTS 8
+#define DRAIN_NS (2ull * 1000000000ull)
+
+enum out_format { FMT_NONE, FMT_FOLDED, FMT_PPROF, FMT_SVG, FMT_TOP, FMT_JSON };
+
+struct output {
+	const char *path;
+	enum out_format fmt;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void help(void)
+{
+	printf(
+"sidescope profile: sample the CPU stacks of processes in the pod\n"
+"\n"
+"USAGE: sidescope profile [-p PID[,PID...]] [-n NAME] [--cgroup PATH] [-a]\n"
+"                         [-F HZ] [-d SECONDS] [-o FILE]... [--format FMT]\n"
+"                         [--user-only|--kernel-only] [-v]\n"
+"\n"
+"Samples on-CPU stacks with BPF (software cpu-clock, every CPU), counts them\n"
+"in the kernel and symbolizes them with ELF symbols, perf maps of JIT\n"
+"runtimes (/tmp/perf-PID.map, also in the app container's own /tmp) and\n"
+"kernel symbols. PIDs are those of this PID namespace (the pod's).\n"
+"\n"
+"OPTIONS:\n"
+"  -p, --pid PIDS      profile these processes (comma-separated)\n"
+"  -n, --name NAME     profile the processes named NAME (comm, executable or\n"
+"                      first argument; '.dll' optional)\n"
+"      --cgroup PATH   profile one cgroup (v2), e.g. a container\n"
+"  -a, --all           profile everything this PID namespace shows\n"
+"  -F, --frequency HZ  samples per second per CPU (default 99)\n"
+"  -d, --duration S    seconds to sample (default 30; 0: until SIGINT/SIGTERM)\n"
+"  -o, --output FILE   write FILE; the format follows the extension: .folded\n"
+"                      or .txt (folded stacks), .pb.gz or .pprof (pprof),\n"
+"                      .json, .svg (flame graph); may be repeated\n"
+"      --format FMT    folded, pprof, svg, top or json (overrides extension)\n"
+"      --user-only     user-space stacks only\n"
+"      --kernel-only   kernel stacks only\n"
+"  -v, --verbose       debug messages, libbpf's included\n"
+"  -h, --help          print this help\n"
+"\n"
+"Without -o, prints the functions with the most samples (self and total).\n"
+"\n"
+"EXAMPLES:\n"
+"  sidescope profile -n dotnet -d 30                 # top functions\n"
+"  sidescope profile -p 7 -o cpu.pb.gz -o cpu.folded # pprof and folded\n"
+"  sidescope profile -a -F 999 -d 10 -o all.json     # whole pod, 999 Hz\n"
+"  sidescope profile -p 7 -d 0 -o cpu.pb.gz          # until Ctrl-C/SIGTERM\n");
+}
+
+static enum out_format format_of(const char *s)
+{
+	if (!strcmp(s, "folded") || !strcmp(s, "txt"))
+		return FMT_FOLDED;
+	if (!strcmp(s, "pprof"))
+		return FMT_PPROF;
+	if (!strcmp(s, "svg"))
+		return FMT_SVG;
+	if (!strcmp(s, "top"))
+		return FMT_TOP;
+	if (!strcmp(s, "json"))
+		return FMT_JSON;
+	return FMT_NONE;
+}
+
+static enum out_format format_of_path(const char *p)
+{
+	if (str_has_suffix(p, ".folded") || str_has_suffix(p, ".txt"))
+		return FMT_FOLDED;
+	if (str_has_suffix(p, ".pb.gz") || str_has_suffix(p, ".pprof") ||
+	    str_has_suffix(p, ".pb"))
+		return FMT_PPROF;
+	if (str_has_suffix(p, ".svg"))
+		return FMT_SVG;
+	if (str_has_suffix(p, ".json"))
+		return FMT_JSON;
+	return FMT_NONE;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!log_verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+struct capture {
+	struct profile_bpf *skel;
+	struct symbolizer *sz;
+	struct prof *prof;
+	struct prof_meta meta;
+	int stacks_fd;
+	uint64_t drains;
+};
+
+static int add_stack_frames(struct capture *c, __u64 hash, bool kernel, pid_t pid,
+			    struct prof_frame *frames, size_t *n)
+{
+	struct profile_stack st;
+	struct sym_frame sf;
+	int i, depth, err;
+
+	if (!hash)
+		return 0;
+	if (bpf_map_lookup_elem(c->stacks_fd, &hash, &st)) {
+		c->meta.missing_stacks++;
+		frames[(*n)++] = (struct prof_frame){ kernel ? "[lost kernel stack]" :
+						      "[lost user stack]", FRAME_UNKNOWN, "", "" };
+		return 0;
+	}
+	for (depth = 0; depth < PROFILE_MAX_DEPTH && st.ips[depth]; depth++)
+		;
+	/* BPF gives the leaf first; the model wants the outermost first */
+	for (i = depth - 1; i >= 0; i--) {
+		err = kernel ? symbolizer__kernel(c->sz, st.ips[i], &sf) :
+			       symbolizer__user(c->sz, pid, st.ips[i], &sf);
+		if (err)
+			return err;
+		frames[(*n)++] = (struct prof_frame){ sf.name, sf.kind, sf.module, sf.build_id };
+	}
+	return 0;
+}
+
+/* Move every count of map FD into the profile. */
+static int drain_map(struct capture *c, int fd)
+{
+	struct prof_frame frames[2 * PROFILE_MAX_DEPTH + 2];
+	struct profile_key key, next, *keys = NULL;
+	pid_t *seen = NULL;
+	size_t nkeys = 0, cap = 0, nseen = 0, i, j, n;
+	__u64 count;
+	void *prev = NULL;
+	int err = 0;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		if (nkeys == cap) {
+			size_t ncap = cap ? cap * 2 : 1024;
+			struct profile_key *nk = realloc(keys, ncap * sizeof(*nk));
+
+			if (!nk) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			keys = nk;
+			cap = ncap;
+		}
+		keys[nkeys++] = next;
+		key = next;
+		prev = &key;
+	}
+	seen = calloc(nkeys ? nkeys : 1, sizeof(*seen));
+	if (!seen) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (i = 0; i < nkeys; i++) {
+		struct profile_key *k = &keys[i];
+		char comm[PROFILE_COMM_LEN + 1];
+
+		if (bpf_map_lookup_elem(fd, k, &count))
+			continue;
+		bpf_map_delete_elem(fd, k);
+		/* refresh each process's maps once per drain, while it lives */
+		for (j = 0; j < nseen && seen[j] != (pid_t)k->pid; j++)
+			;
+		if (j == nseen) {
+			seen[nseen++] = (pid_t)k->pid;
+			symbolizer__watch(c->sz, (pid_t)k->pid);
+		}
+		n = 0;
+		err = add_stack_frames(c, k->ustack, false, (pid_t)k->pid, frames, &n);
+		if (!err)
+			err = add_stack_frames(c, k->kstack, true, (pid_t)k->pid, frames, &n);
+		if (err)
+			goto cleanup;
+		memcpy(comm, k->comm, PROFILE_COMM_LEN);
+		comm[PROFILE_COMM_LEN] = '\0';
+		err = prof__add(c->prof, k->pid, comm, frames, n, count);
+		if (err)
+			goto cleanup;
+	}
+cleanup:
+	free(keys);
+	free(seen);
+	return err;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR && !stop_signal)
+		;
+}
+
+/* Flip the active count map and drain the other one. */
+static int drain(struct capture *c)
+{
+	__u32 old = c->skel->bss->active;
+	int fd;
+
+	c->skel->bss->active = !old;
+	__sync_synchronize();
+	/* a program that read the old index finishes within microseconds */
+	sleep_ns(2000000);
+	fd = bpf_map__fd(old ? c->skel->maps.counts1 : c->skel->maps.counts0);
+	c->drains++;
+	return drain_map(c, fd);
+}
+
+static void read_stats(struct capture *c)
+{
+	int ncpus = libbpf_num_possible_cpus(), fd = bpf_map__fd(c->skel->maps.stats);
+	__u64 sum[PSTAT_MAX] = { 0 }, *vals;
+	__u32 i;
+	int cpu;
+
+	if (ncpus <= 0)
+		return;
+	vals = calloc(ncpus, sizeof(*vals));
+	if (!vals)
+		return;
+	for (i = 0; i < PSTAT_MAX; i++) {
+		if (bpf_map_lookup_elem(fd, &i, vals))
+			continue;
+		for (cpu = 0; cpu < ncpus; cpu++)
+			sum[i] += vals[cpu];
+	}
+	free(vals);
+	c->meta.samples = sum[PSTAT_SAMPLES];
+	c->meta.lost_ustack = sum[PSTAT_USTACK_ERR];
+	c->meta.lost_kstack = sum[PSTAT_KSTACK_ERR];
+	c->meta.trunc_ustack = sum[PSTAT_USTACK_TRUNC];
+	c->meta.trunc_kstack = sum[PSTAT_KSTACK_TRUNC];
+	c->meta.lost_stacks_full = sum[PSTAT_STACKS_FULL];
+	c->meta.lost_counts_full = sum[PSTAT_COUNTS_FULL] + sum[PSTAT_SCRATCH_ERR];
+}
+
+static const char *cap_hint(int err)
+{
+	return err == EPERM || err == EACCES ?
+	       " (needs CAP_BPF and CAP_PERFMON; run 'doctor')" : "";
+}
+
+static int open_perf_events(struct capture *c, unsigned int hz, struct bpf_link ***links_out,
+			    int *nlinks)
+{
+	struct perf_event_attr attr;
+	struct bpf_link **links;
+	int ncpus = libbpf_num_possible_cpus(), cpu, fd, n = 0, err;
+
+	links = calloc(ncpus > 0 ? ncpus : 1, sizeof(*links));
+	if (!links)
+		return -ENOMEM;
+	*links_out = links;
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.size = sizeof(attr);
+	attr.freq = 1;
+	attr.sample_freq = hz;
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENODEV)
+				continue;	/* offline CPU */
+			err = errno;
+			p_err("failed to open perf event on cpu %d: %s%s", cpu, strerror(err),
+			      cap_hint(err));
+			*nlinks = n;
+			return -err;
+		}
+		links[n] = bpf_program__attach_perf_event(c->skel->progs.do_sample, fd);
+		if (!links[n]) {
+			err = errno;
+			close(fd);
+			p_err("failed to attach BPF program on cpu %d: %s%s", cpu, strerror(err),
+			      cap_hint(err));
+			*nlinks = n;
+			return -err;
+		}
+		n++;
+	}
+	*nlinks = n;
+	return 0;
+}
+
+static int write_output(struct capture *c, const struct output *o)
+{
+	struct outfile *of;
+	int err;
+
+	of = outfile__open(o->path);
+	if (!of) {
+		err = -errno;
+		p_err("cannot write %s: %s", o->path, strerror(errno));
+		return err;
+	}
+	switch (o->fmt) {
+	case FMT_FOLDED:
+		err = prof__write_folded(c->prof, outfile__fp(of));
+		break;
+	case FMT_PPROF:
+		err = prof__write_pprof(c->prof, outfile__fp(of));
+		break;
+	case FMT_JSON:
+		err = prof__write_json(c->prof, outfile__fp(of));
+		break;
+	case FMT_TOP:
+		err = prof__write_top(c->prof, outfile__fp(of), 25);
+		break;
+	default:
+		err = -ENOTSUP;
+		break;
+	}
+	if (err) {
+		outfile__abort(of);
+		p_err("cannot write %s: %s", o->path, strerror(-err));
+		return err;
+	}
+	err = outfile__commit(of);
+	if (err)
+		p_err("cannot write %s: %s", o->path, strerror(-err));
+	return err;
+}
+
+static bool any_alive(const pid_t *pids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (kill(pids[i], 0) == 0 || errno == EPERM)
+			return true;
+	return false;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	enum { OPT_CGROUP = 256, OPT_FORMAT, OPT_USER, OPT_KERNEL };
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "cgroup", required_argument, NULL, OPT_CGROUP },
+		{ "all", no_argument, NULL, 'a' },
+		{ "frequency", required_argument, NULL, 'F' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "user-only", no_argument, NULL, OPT_USER },
+		{ "kernel-only", no_argument, NULL, OPT_KERNEL },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct output outs[MAX_OUTPUTS];
+	struct capture c = { .stacks_fd = -1 };
+	struct bpf_link **links = NULL;
+	const char *name = NULL, *cgroup = NULL;
+	enum out_format forced = FMT_NONE;
+	pid_t *pids = NULL;
+	int npids = 0, nouts = 0, nlinks = 0, i, opt, err, ret = 1, targets;
+	bool all = false, user_only = false, kernel_only = false, tty;
+	uint64_t hz = 99, secs = 30, dev, ino, cgid = 0, t0, last_drain, now;
+	struct sigaction sa;
+	struct timespec wall;
+
+	while ((opt = getopt_long(argc, argv, "p:n:aF:d:o:vh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			free(pids);
+			npids = parse_pid_list(optarg, &pids);
+			if (npids <= 0)
+				return usage_error("invalid PID list '%s'", optarg);
+			break;
+		case 'n':
+			name = optarg;
+			break;
+		case OPT_CGROUP:
+			cgroup = optarg;
+			break;
+		case 'a':
+			all = true;
+			break;
+		case 'F':
+			if (parse_u64(optarg, 1, 10000, &hz))
+				return usage_error("invalid frequency '%s' (1-10000 Hz)", optarg);
+			break;
+		case 'd':
+			if (parse_u64(optarg, 0, 31 * 86400, &secs))
+				return usage_error("invalid duration '%s' (seconds)", optarg);
+			break;
+		case 'o':
+			if (nouts == MAX_OUTPUTS)
+				return usage_error("at most %d outputs", MAX_OUTPUTS);
+			outs[nouts].path = optarg;
+			outs[nouts++].fmt = format_of_path(optarg);
+			break;
+		case OPT_FORMAT:
+			forced = format_of(optarg);
+			if (forced == FMT_NONE)
+				return usage_error("unknown format '%s' (folded, pprof, svg, top, json)",
+						   optarg);
+			break;
+		case OPT_USER:
+			user_only = true;
+			break;
+		case OPT_KERNEL:
+			kernel_only = true;
+			break;
+		case 'v':
+			log_verbose = true;
+			break;
+		case 'h':
+			help();
+			return 0;
+		default:
+			free(pids);
+			return usage_hint();
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	targets = (npids > 0) + (name != NULL) + (cgroup != NULL) + all;
+	if (targets != 1)
+		return usage_error("give exactly one target: -p PID, -n NAME, --cgroup PATH or -a");
+	if (user_only && kernel_only)
+		return usage_error("--user-only and --kernel-only exclude each other");
+	if (!nouts) {
+		outs[0].path = "-";
+		outs[0].fmt = forced != FMT_NONE ? forced : FMT_TOP;
+		nouts = 1;
+	}
+	for (i = 0; i < nouts; i++) {
+		if (forced != FMT_NONE)
+			outs[i].fmt = forced;
+		if (outs[i].fmt == FMT_NONE)
+			return usage_error("cannot tell the format of '%s' from its name (use --format)",
+					   outs[i].path);
+		if (outs[i].fmt == FMT_SVG)
+			return usage_error("svg output needs the flame graph writer, not in this build; "
+					   "write .folded or .pb.gz");
+	}
+
+	/* targets */
+	if (npids) {
+		for (i = 0; i < npids; i++) {
+			struct proc_status st;
+
+			if (proc__read_status(pids[i], &st)) {
+				p_err("no process with PID %d in this PID namespace (see 'sidescope ps')",
+				      (int)pids[i]);
+				goto cleanup;
+			}
+		}
+	} else if (name) {
+		npids = proc__find_by_name(name, &pids);
+		if (npids < 0) {
+			p_err("cannot list processes: %s", strerror(-npids));
+			goto cleanup;
+		}
+		if (npids == 0) {
+			p_err("no process matches '%s' (see 'sidescope ps')", name);
+			goto cleanup;
+		}
+	} else if (cgroup) {
+		char path[PATH_MAX];
+		struct stat sb;
+
+		snprintf(path, sizeof(path), "%s%s", cgroup[0] == '/' ? "" : "/sys/fs/cgroup/",
+			 cgroup);
+		if (stat(path, &sb) || !S_ISDIR(sb.st_mode)) {
+			p_err("no cgroup directory %s", path);
+			goto cleanup;
+		}
+		cgid = sb.st_ino;	/* a v2 cgroup's id is its directory's inode */
+	}
+	err = proc__pidns(0, &dev, &ino);
+	if (err) {
+		p_err("cannot read this process's PID namespace: %s", strerror(-err));
+		goto cleanup;
+	}
+
+	libbpf_set_print(libbpf_print);
+	c.sz = symbolizer__new();
+	c.prof = prof__new();
+	if (!c.sz || !c.prof) {
+		p_err("out of memory");
+		goto cleanup;
+	}
+	for (i = 0; i < npids; i++)
+		symbolizer__watch(c.sz, pids[i]);
+
+	c.skel = profile_bpf__open();
+	if (!c.skel) {
+		err = errno;
+		p_err("failed to open BPF object: %s%s", strerror(err), cap_hint(err));
+		goto cleanup;
+	}
+	c.skel->rodata->pidns_dev = dev;
+	c.skel->rodata->pidns_ino = ino;
+	c.skel->rodata->filter_mode = npids ? PROFILE_FILTER_PIDS :
+				      cgroup ? PROFILE_FILTER_CGROUP : PROFILE_FILTER_ALL;
+	c.skel->rodata->filter_cgroup = cgid;
+	c.skel->rodata->want_user = !kernel_only;
+	c.skel->rodata->want_kernel = !user_only;
+	bpf_map__set_max_entries(c.skel->maps.pids, npids > 0 ? npids : 1);
+	err = profile_bpf__load(c.skel);
+	if (err) {
+		p_err("failed to load BPF program: %s%s", strerror(-err), cap_hint(-err));
+		goto cleanup;
+	}
+	c.stacks_fd = bpf_map__fd(c.skel->maps.stacks);
+	for (i = 0; i < npids; i++) {
+		__u32 k = (__u32)pids[i];
+		__u8 v = 1;
+
+		bpf_map_update_elem(bpf_map__fd(c.skel->maps.pids), &k, &v, BPF_ANY);
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	clock_gettime(CLOCK_REALTIME, &wall);
+	c.meta.time_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec;
+	c.meta.hz = (unsigned int)hz;
+	c.meta.period_ns = 1000000000ull / hz;
+	err = open_perf_events(&c, (unsigned int)hz, &links, &nlinks);
+	if (err)
+		goto cleanup;
+	tty = isatty(STDERR_FILENO);
+	t0 = last_drain = now_ns();
+	p_debug("sampling at %llu Hz on %d CPUs", (unsigned long long)hz, nlinks);
+	while (!stop_signal) {
+		now = now_ns();
+		if (secs && now - t0 >= secs * 1000000000ull)
+			break;
+		if (now - last_drain >= DRAIN_NS) {
+			err = drain(&c);
+			if (err) {
+				p_err("cannot read the counts: %s", strerror(-err));
+				goto cleanup;
+			}
+			last_drain = now;
+			if (npids && !any_alive(pids, npids)) {
+				p_info("every target process has exited; stopping");
+				break;
+			}
+		}
+		if (tty) {
+			read_stats(&c);
+			if (secs)
+				fprintf(stderr, "\r%s: %llu/%llu s, %llu samples ", log__prog(),
+					(unsigned long long)((now - t0) / 1000000000ull),
+					(unsigned long long)secs, (unsigned long long)c.meta.samples);
+			else
+				fprintf(stderr, "\r%s: %llu s, %llu samples (Ctrl-C to stop) ",
+					log__prog(), (unsigned long long)((now - t0) / 1000000000ull),
+					(unsigned long long)c.meta.samples);
+		}
+		sleep_ns(100000000ull);
+	}
+	if (tty)
+		fputc('\n', stderr);
+	/* stop sampling, then take what both maps still hold */
+	for (i = 0; i < nlinks; i++)
+		bpf_link__destroy(links[i]);
+	nlinks = 0;
+	c.meta.duration_ns = now_ns() - t0;
+	err = drain(&c);
+	if (!err)
+		err = drain(&c);
+	if (err) {
+		p_err("cannot read the counts: %s", strerror(-err));
+		goto cleanup;
+	}
+	read_stats(&c);
+	{
+		struct symbolizer_stats ss;
+
+		symbolizer__stats(c.sz, &ss);
+		c.meta.perfmap_bad_lines = ss.perfmap_bad_lines;
+		if (ss.kallsyms_err && !user_only)
+			p_warn("kernel symbols unavailable: %s (needs CAP_SYSLOG)",
+			       strerror(-ss.kallsyms_err));
+	}
+	prof__set_meta(c.prof, &c.meta);
+	if (c.meta.lost_ustack + c.meta.lost_kstack + c.meta.lost_stacks_full +
+	    c.meta.lost_counts_full + c.meta.missing_stacks + c.meta.trunc_ustack +
+	    c.meta.trunc_kstack)
+		p_warn("stacks lost: user %llu, kernel %llu, store full %llu, counts full %llu, "
+		       "missing %llu; truncated: user %llu, kernel %llu",
+		       (unsigned long long)c.meta.lost_ustack, (unsigned long long)c.meta.lost_kstack,
+		       (unsigned long long)c.meta.lost_stacks_full,
+		       (unsigned long long)c.meta.lost_counts_full,
+		       (unsigned long long)c.meta.missing_stacks,
+		       (unsigned long long)c.meta.trunc_ustack,
+		       (unsigned long long)c.meta.trunc_kstack);
+	if (!prof__total(c.prof))
+		p_warn("no samples: the targets did not run on a CPU while sampling");
+	ret = 0;
+	for (i = 0; i < nouts; i++)
+		if (write_output(&c, &outs[i]))
+			ret = 1;
+	if (!ret && log_verbose)
+		p_debug("%llu samples, %zu stacks, %llu drains",
+			(unsigned long long)prof__total(c.prof), prof__nstacks(c.prof),
+			(unsigned long long)c.drains);
+	for (i = 0; i < nouts && !ret; i++)
+		if (strcmp(outs[i].path, "-"))
+			p_info("wrote %s", outs[i].path);
+cleanup:
+	for (i = 0; i < nlinks; i++)
+		bpf_link__destroy(links[i]);
+	free(links);
+	profile_bpf__destroy(c.skel);
+	symbolizer__free(c.sz);
+	prof__free(c.prof);
+	free(pids);
+	return ret;
+}

@@ -202,6 +202,8 @@ static void refresh_perfmap(struct symbolizer *sz, struct sym_proc *p)
 		perfmap__count(pm), perfmap__bad_lines(pm));
 }
 
+static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size_t idx);
+
 int symbolizer__watch(struct symbolizer *sz, pid_t pid)
 {
 	struct proc_status status;
@@ -244,6 +246,12 @@ int symbolizer__watch(struct symbolizer *sz, pid_t pid)
 			proc_drop_maps(p);
 			return -ENOMEM;
 		}
+		/* open the executable files now: once the process exits,
+		 * /proc/PID/root and map_files are gone */
+		for (size_t i = 0; i < maps->n; i++)
+			if (maps->maps[i].perms[2] == 'x' && maps->maps[i].path[0] == '/' &&
+			    maps->maps[i].inode && !map_file(sz, p, i))
+				return -ENOMEM;
 	}
 	p->perfmap_tried = false;
 	refresh_perfmap(sz, p);

@@ -1,0 +1,107 @@
+#!/bin/sh
+# sidescope profile against the bundled workload: the known call tree,
+# every output format read by its consumer, signals, exits and errors.
+. "$SIDESCOPE_SRC/tests/lib/tap.sh"
+. "$SIDESCOPE_SRC/tests/lib/caps.sh"
+. "$SIDESCOPE_SRC/tests/lib/pprof.sh"
+require_root
+require_cmd jq setpriv
+require_pprof
+T=$TMPDIR_TEST
+
+# wait until FILE holds a line matching RE, at most N seconds
+wait_for_grep() { # FILE RE [SECONDS]
+	_w=$(( ${3:-10} * 20 ))
+	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ "$_w" -gt 0 ]; do
+		sleep 0.05
+		_w=$((_w - 1))
+	done
+	grep -Eq -- "$2" "$1" 2>/dev/null
+}
+
+"$SIDESCOPE_BUILD/workload" -t 2 -r "$T/wl.ready" >/dev/null &
+wl=$!
+on_exit "kill $wl"
+wait_for_file "$T/wl.ready" 10
+ok $? "workload started"
+
+"$SIDESCOPE" profile -p "$wl" -d 3 -o "$T/p.folded" -o "$T/p.pb.gz" -o "$T/p.json" 2>"$T/err"
+is "$?" 0 "profile -p writes three outputs"
+total=$(awk '{ n += $NF } END { print n + 0 }' "$T/p.folded")
+good=$(awk '/(^|;)main;run_workers;worker_loop;compute_outer;compute_middle;compute_inner;hash_leaf($|;| )/ ||
+	/(^|;)main;run_workers;worker_loop;parse_outer;parse_inner;checksum_leaf($|;| )/ ||
+	/^workload;(start_thread|clone3?);.*worker_loop;(compute_outer;compute_middle;compute_inner;hash_leaf|parse_outer;parse_inner;checksum_leaf)($|;| )/ { n += $NF }
+	END { print n + 0 }' "$T/p.folded")
+diag "$good of $total samples in the expected call tree"
+ok "$([ "$total" -gt 100 ]; echo $?)" "enough samples ($total)"
+ok "$([ $((good * 100)) -ge $((total * 90)) ]; echo $?)" ">= 90% of samples show the expected frames in order"
+like "$(cat "$T/p.folded")" '^workload;.* [0-9]+$' "folded lines: comm;frames count"
+
+out=$("$PPROF" -top "$T/p.pb.gz" 2>&1)
+ok $? "pprof -top reads the profile"
+like "$out" "hash_leaf" "pprof -top names hash_leaf"
+out=$("$PPROF" -raw "$T/p.pb.gz" 2>&1)
+ok $? "pprof -raw reads the profile"
+like "$out" "pid:\[$wl\]" "pprof samples carry the pid label"
+like "$out" "samples/count cpu/nanoseconds" "sample types"
+like "$out" "Build ID: [0-9a-f]+|build.?id|[0-9a-f]{40}" "mappings carry build ids"
+
+is "$(jq -r '.stacks[0].pid' "$T/p.json")" "$wl" "json: pid"
+is "$(jq -r '[.stacks[].count] | add' "$T/p.json")" "$total" "json and folded agree on the total"
+is "$(jq -r '.meta.hz' "$T/p.json")" 99 "json: frequency"
+ok "$(jq -e '.meta.lost | has("stack_store_full")' "$T/p.json" >/dev/null; echo $?)" \
+	"json: lost-stack counters in the metadata"
+is "$(jq -r '.functions[] | select(.name == "hash_leaf") | .kind' "$T/p.json")" native "json: kind"
+
+out=$("$SIDESCOPE" profile -n workload -d 1 2>/dev/null)
+is "$?" 0 "profile -n with the default top table"
+like "$(printf '%s\n' "$out" | sed -n 2p)" "SELF%.*TOTAL%.*FUNCTION" "top table header"
+like "$out" "hash_leaf" "top table names the leaf"
+is "$(printf '%s\n' "$out" | awk 'length > 80' | wc -l | tr -d ' ')" 0 "top table fits 80 columns"
+
+# the target exits mid-capture: the profile is still written and symbolized
+"$SIDESCOPE_BUILD/workload" -d 1 -r "$T/short.ready" >/dev/null &
+short=$!
+wait_for_file "$T/short.ready" 10
+"$SIDESCOPE" profile -p "$short" -d 20 -o "$T/short.folded" 2>"$T/err"
+is "$?" 0 "target exiting mid-capture: exit 0"
+like "$(cat "$T/err")" "exited; stopping" "stops once every target has exited"
+like "$(cat "$T/short.folded")" "compute_inner;hash_leaf" "exited target still symbolized"
+wait "$short"
+
+# SIGTERM mid-capture: every output still written
+"$SIDESCOPE" profile -v -p "$wl" -d 0 -o "$T/term.folded" -o "$T/term.pb.gz" 2>"$T/term.err" &
+prof=$!
+on_exit "kill $prof"
+wait_for_grep "$T/term.err" "sampling at" 10
+ok $? "the capture started"
+# one drain period, so the drain path runs too
+wait_for_grep "$T/term.err" "a_line_that_never_comes" 3
+kill -TERM "$prof"
+wait "$prof"
+is "$?" 0 "SIGTERM: exit 0"
+like "$(cat "$T/term.folded")" "hash_leaf" "SIGTERM: folded output written"
+"$PPROF" -top "$T/term.pb.gz" >/dev/null 2>&1
+ok $? "SIGTERM: pprof output readable"
+
+# errors
+"$SIDESCOPE" profile -p 2147483000 -d 1 >/dev/null 2>"$T/err"
+is "$?" 1 "missing PID exits 1"
+like "$(cat "$T/err")" "no process with PID 2147483000" "missing PID is named"
+"$SIDESCOPE" profile -n no-such-process-name -d 1 >/dev/null 2>"$T/err"
+is "$?" 1 "name matching nothing exits 1"
+like "$(cat "$T/err")" "no process matches 'no-such-process-name'" "the name is named"
+"$SIDESCOPE" profile -d 1 >/dev/null 2>&1
+is "$?" 2 "no target: usage error"
+"$SIDESCOPE" profile -p "$wl" -F 0 >/dev/null 2>&1
+is "$?" 2 "bad frequency: usage error"
+"$SIDESCOPE" profile -p "$wl" -o out.unknown >/dev/null 2>&1
+is "$?" 2 "unknown output extension: usage error"
+with_caps "" "$SIDESCOPE" profile -p "$wl" -d 1 >/dev/null 2>"$T/err"
+is "$?" 1 "without capabilities: exit 1"
+like "$(cat "$T/err")" "CAP_BPF.*doctor" "without capabilities: names CAP_BPF and doctor"
+is "$(wc -l < "$T/err" | tr -d ' ')" 1 "without capabilities: one line"
+"$SIDESCOPE" profile --help | grep -q '^EXAMPLES:'
+ok $? "profile --help has examples"
+
+done_testing

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Symbolizer over a fake /proc built at run time: this test binary mapped
+ * as /bin/target inside a process root, an anonymous JIT region with a perf
+ * map in that root's /tmp, a PE image (.dll) for the R2R hook, [vdso], PID
+ * reuse and a perf map that grows. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "symbolize.h"
+#include "util.h"
+#include "tap.h"
+
+#define FAKE_PID 4100
+#define FAKE_NSPID 17
+#define JIT_BASE 0x7e0000000000ull
+#define DLL_BASE 0x7d0000000000ull
+#define VDSO_BASE 0x7c0000000000ull
+
+static char dir[PATH_MAX];
+
+__attribute__((noinline)) int symtest_target_fn(int x)
+{
+	return x * 3 + 1;
+}
+
+static int write_text(const char *rel, const char *text, const char *mode)
+{
+	char path[PATH_MAX * 2];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	f = fopen(path, mode);
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static int copy_self(const char *dst, ino_t *ino)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	struct stat sb;
+	FILE *f;
+
+	if (read_file("/proc/self/exe", &buf, &len, 0))
+		return -1;
+	f = fopen(dst, "w");
+	if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
+		free(buf);
+		return -1;
+	}
+	free(buf);
+	if (stat(dst, &sb))
+		return -1;
+	*ino = sb.st_ino;
+	return 0;
+}
+
+static int build_fake_proc(void)
+{
+	char path[PATH_MAX * 2], exe[PATH_MAX], *maps = NULL, *line, *save = NULL;
+	char out[16384];
+	size_t len = 0, n = 0;
+	ino_t ino;
+	ssize_t r;
+
+	snprintf(path, sizeof(path), "%s/%d/root/bin", dir, FAKE_PID);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -1;
+	snprintf(path, sizeof(path), "%s/%d/root/tmp", dir, FAKE_PID);
+	if (mkdir(path, 0755))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%d/root/bin/target", dir, FAKE_PID);
+	if (copy_self(path, &ino))
+		return -1;
+	snprintf(path, sizeof(path), "%d/status", FAKE_PID);
+	snprintf(out, sizeof(out), "Name:\tfaketarget\nTgid:\t%d\nPid:\t%d\nPPid:\t1\n"
+		 "Uid:\t0\t0\t0\t0\nNStgid:\t%d\t%d\nNSpid:\t%d\t%d\n", FAKE_PID, FAKE_PID,
+		 FAKE_PID, FAKE_NSPID, FAKE_PID, FAKE_NSPID);
+	if (write_text(path, out, "w"))
+		return -1;
+	snprintf(path, sizeof(path), "%d/stat", FAKE_PID);
+	snprintf(out, sizeof(out), "%d (faketarget) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 "
+		 "1000 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", FAKE_PID);
+	if (write_text(path, out, "w"))
+		return -1;
+	/* this binary's mappings, renamed /bin/target with the copy's inode */
+	r = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (r < 0 || read_file("/proc/self/maps", &maps, &len, 0))
+		return -1;
+	exe[r] = '\0';
+	for (line = strtok_r(maps, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long s, e, off;
+		char perms[5];
+		int pos = 0;
+
+		if (!strstr(line, exe) ||
+		    sscanf(line, "%llx-%llx %4s %llx %*s %*s %n", &s, &e, perms, &off, &pos) < 4)
+			continue;
+		n += snprintf(out + n, sizeof(out) - n, "%llx-%llx %s %08llx 00:99 %llu /bin/target\n",
+			      s, e, perms, off, (unsigned long long)ino);
+	}
+	free(maps);
+	n += snprintf(out + n, sizeof(out) - n,
+		      "%llx-%llx r-xp 00000000 00:00 0 \n"
+		      "%llx-%llx r-xp 00002000 00:99 424242 /app/Sample.App.dll\n"
+		      "%llx-%llx r-xp 00000000 00:00 0 [vdso]\n",
+		      JIT_BASE, JIT_BASE + 0x10000, DLL_BASE, DLL_BASE + 0x10000,
+		      VDSO_BASE, VDSO_BASE + 0x2000);
+	snprintf(path, sizeof(path), "%d/maps", FAKE_PID);
+	if (write_text(path, out, "w"))
+		return -1;
+	snprintf(path, sizeof(path), "%d/root/tmp/perf-%d.map", FAKE_PID, FAKE_NSPID);
+	return write_text(path, "7e0000000100 100 Jit::Compiled(int)\nbogus line\n", "w");
+}
+
+/* A PE resolver standing in for tools/lib/r2r. */
+static int pe_opens;
+static uint64_t pe_last_offset;
+
+static void *fake_pe_open(const char *path)
+{
+	pe_opens++;
+	return strstr(path, "Sample.App.dll") || strstr(path, "map_files") ? (void *)1 : NULL;
+}
+
+static int fake_pe_lookup(void *image, uint64_t off, char *name, size_t size)
+{
+	pe_last_offset = off;
+	if (off < 0x2100)
+		return -ENOENT;
+	snprintf(name, size, "Sample.Program.Fib(int)");
+	return 0;
+}
+
+static void fake_pe_close(void *image)
+{
+}
+
+static const struct pe_resolver fake_pe = { fake_pe_open, fake_pe_lookup, fake_pe_close };
+
+static void test_symbolize(void)
+{
+	struct symbolizer *sz = symbolizer__new();
+	struct symbolizer_stats st;
+	struct sym_frame f;
+	char path[64];
+
+	ok(sz != NULL, "symbolizer__new");
+	symbolizer__set_pe_resolver(sz, &fake_pe);
+	is_int(symbolizer__watch(sz, FAKE_PID), 0, "watch the fake process");
+	is_str(symbolizer__comm(sz, FAKE_PID), "faketarget", "comm");
+
+	is_int(symbolizer__user(sz, FAKE_PID, (uint64_t)(uintptr_t)symtest_target_fn + 2, &f), 0,
+	       "native address");
+	is_str(f.name, "symtest_target_fn", "native: ELF symbol through the process root");
+	is_int(f.kind, FRAME_NATIVE, "native: kind");
+	is_str(f.module, "/bin/target", "native: module as the process names it");
+	ok(strlen(f.build_id) == 40 || strlen(f.build_id) == 0, "native: build id is hex or empty");
+	diag("build id: '%s'", f.build_id);
+
+	symbolizer__user(sz, FAKE_PID, JIT_BASE + 0x180, &f);
+	is_str(f.name, "Jit::Compiled(int)", "JIT: perf map in the process's own /tmp");
+	is_int(f.kind, FRAME_JIT, "JIT: kind");
+	is_str(f.module, "[jit]", "JIT: module");
+
+	symbolizer__user(sz, FAKE_PID, JIT_BASE + 0x800, &f);
+	is_str(f.name, "[unknown]", "anonymous memory without a perf-map entry");
+	is_int(f.kind, FRAME_UNKNOWN, "unknown: kind");
+
+	symbolizer__user(sz, FAKE_PID, DLL_BASE + 0x200, &f);
+	is_str(f.name, "Sample.Program.Fib(int)", "PE image: the resolver names the method");
+	is_int(f.kind, FRAME_R2R, "PE image: kind R2R");
+	ok(pe_last_offset == 0x2200, "PE image: resolver gets the file offset");
+	symbolizer__user(sz, FAKE_PID, DLL_BASE + 0x10, &f);
+	is_str(f.name, "Sample.App.dll+0x2010", "PE image, no method: module+0xoffset");
+	is_int(pe_opens, 1, "PE image opened once");
+
+	symbolizer__user(sz, FAKE_PID, VDSO_BASE + 0x10, &f);
+	is_str(f.name, "[vdso]+0x10", "vdso: module+0xoffset");
+
+	symbolizer__user(sz, 999999, 0x1234, &f);
+	is_str(f.name, "[unknown]", "unknown process");
+
+	symbolizer__kernel(sz, 0xffffffff81000000ull, &f);
+	is_int(f.kind, FRAME_KERNEL, "kernel frame kind");
+	is_str(f.module, "[kernel.kallsyms]", "kernel module name");
+
+	/* the perf map grows: the new entry is found after the next watch */
+	snprintf(path, sizeof(path), "%d/root/tmp/perf-%d.map", FAKE_PID, FAKE_NSPID);
+	write_text(path, "7e0000000800 10 Jit::Later()\n", "a");
+	symbolizer__watch(sz, FAKE_PID);
+	symbolizer__user(sz, FAKE_PID, JIT_BASE + 0x808, &f);
+	is_str(f.name, "Jit::Later()", "a perf map that grew is re-read");
+	symbolizer__stats(sz, &st);
+	is_int(st.perfmap_reloads, 1, "one reload");
+	is_int(st.perfmap_bad_lines, 1, "bad perf-map lines counted once");
+
+	/* PID reuse: another start time drops what was captured */
+	snprintf(path, sizeof(path), "%d/stat", FAKE_PID);
+	write_text(path, "4100 (other) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 "
+		   "2000 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", "w");
+	symbolizer__watch(sz, FAKE_PID);
+	symbolizer__stats(sz, &st);
+	is_int(st.pid_reuse, 1, "PID reuse detected by start time");
+	is_int(st.files, 2, "files cached by identity: the ELF once, the PE once");
+	symbolizer__free(sz);
+
+	sz = symbolizer__new();
+	symbolizer__watch(sz, FAKE_PID);
+	symbolizer__user(sz, FAKE_PID, DLL_BASE + 0x200, &f);
+	is_str(f.name, "Sample.App.dll+0x2200", "no PE resolver: module+0xoffset");
+	is_int(f.kind, FRAME_UNKNOWN, "no PE resolver: unknown kind");
+	symbolizer__free(sz);
+	symbolizer__free(NULL);
+}
+
+int main(void)
+{
+	char path[PATH_MAX + 32];
+
+	snprintf(dir, sizeof(dir), "%s/sidescope-symtest.XXXXXX", getenv("TMPDIR") ?: "/tmp");
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return done_testing();
+	}
+	snprintf(path, sizeof(path), "%s/%d", dir, FAKE_PID);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%d/root", dir, FAKE_PID);
+	mkdir(path, 0755);
+	if (build_fake_proc()) {
+		ok(0, "build the fake /proc: %s", strerror(errno));
+	} else {
+		proc__set_root(dir);
+		test_symbolize();
+	}
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	if (system(path))
+		diag("cannot remove %s", dir);
+	return done_testing();
+}

@@ -4,6 +4,9 @@
  * resolved at lookup time by scanning back while an earlier entry could
  * still cover the address (a prefix maximum of the ends bounds the scan). */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,7 +132,11 @@ bad:
 		line = nl ? nl + 1 : end;
 	}
 	if (pm->n) {
-		qsort(pm->e, pm->n, sizeof(*pm->e), cmp_entry);
+		/* runtimes mostly append increasing addresses: skip the sort then */
+		for (i = 1; i < pm->n && pm->e[i - 1].start <= pm->e[i].start; i++)
+			;
+		if (i < pm->n)
+			qsort(pm->e, pm->n, sizeof(*pm->e), cmp_entry);
 		pm->max_end = malloc(pm->n * sizeof(*pm->max_end));
 		if (!pm->max_end)
 			goto nomem;
@@ -146,16 +153,47 @@ nomem:
 
 struct perfmap *perfmap__load(const char *path)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	int err;
+	char *buf = NULL, *nb;
+	size_t len = 0, cap;
+	struct stat sb;
+	ssize_t r;
+	int fd, err;
 
-	err = read_file(path, &buf, &len, 0);
-	if (err) {
-		errno = -err;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return NULL;
+	/* one allocation of the file's size (maps reach tens of MB); the
+	 * file may still grow while we read it */
+	cap = fstat(fd, &sb) == 0 && sb.st_size > 0 ? (size_t)sb.st_size + 4096 : 65536;
+	buf = malloc(cap + 1);
+	if (!buf)
+		goto fail;
+	for (;;) {
+		if (len == cap) {
+			nb = realloc(buf, cap * 2 + 1);
+			if (!nb)
+				goto fail;
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		len += (size_t)r;
 	}
+	close(fd);
+	buf[len] = '\0';
 	return perfmap__parse(buf, len);
+fail:
+	err = errno ? errno : ENOMEM;
+	free(buf);
+	close(fd);
+	errno = err;
+	return NULL;
 }
 
 void perfmap__free(struct perfmap *pm)

@@ -507,9 +507,14 @@ int cmd_profile(int argc, char **argv)
 	} else if (cgroup) {
 		char path[PATH_MAX];
 		struct stat sb;
+		struct stat u;
 
-		snprintf(path, sizeof(path), "%s%s", cgroup[0] == '/' ? "" : "/sys/fs/cgroup/",
-			 cgroup);
+		/* relative paths: under the v2 hierarchy, which a hybrid
+		 * layout mounts at /sys/fs/cgroup/unified */
+		snprintf(path, sizeof(path), "%s%s",
+			 cgroup[0] == '/' ? "" :
+			 stat("/sys/fs/cgroup/unified/cgroup.procs", &u) == 0 ?
+			 "/sys/fs/cgroup/unified/" : "/sys/fs/cgroup/", cgroup);
 		if (stat(path, &sb) || !S_ISDIR(sb.st_mode)) {
 			p_err("no cgroup directory %s", path);
 			goto cleanup;

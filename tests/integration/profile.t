@@ -59,6 +59,25 @@ like "$(printf '%s\n' "$out" | sed -n 2p)" "SELF%.*TOTAL%.*FUNCTION" "top table 
 like "$out" "hash_leaf" "top table names the leaf"
 is "$(printf '%s\n' "$out" | awk 'length > 80' | wc -l | tr -d ' ')" 0 "top table fits 80 columns"
 
+# a cgroup (a container): only its processes
+cgr=/sys/fs/cgroup
+[ -f "$cgr/cgroup.procs" ] && [ ! -d "$cgr/unified" ] || cgr=/sys/fs/cgroup/unified
+cg="$cgr/sidescope-test-$$"
+if mkdir "$cg" 2>/dev/null; then
+	on_exit "rmdir '$cg'"
+	sh -c 'echo "$$" > "$1/cgroup.procs" && exec "$2" -d 3 -r "$3"' sh "$cg" \
+		"$SIDESCOPE_BUILD/workload" "$T/cg.ready" >/dev/null &
+	cgwl=$!
+	wait_for_file "$T/cg.ready" 10
+	"$SIDESCOPE" profile --cgroup "$cg" -d 1 -o "$T/cg.json" 2>/dev/null
+	is "$?" 0 "profile --cgroup"
+	is "$(jq -r '[.stacks[].pid] | unique | join(",")' "$T/cg.json")" "$cgwl" \
+		"--cgroup: only the cgroup's process"
+	wait "$cgwl"
+else
+	fail "cannot create a cgroup under $cgr"
+fi
+
 # the target exits mid-capture: the profile is still written and symbolized
 "$SIDESCOPE_BUILD/workload" -d 1 -r "$T/short.ready" >/dev/null &
 short=$!

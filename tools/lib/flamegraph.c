@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "flamegraph.h"
+#include "folded.h"
 #include "flamegraph_js.h"
 #include "util.h"
 
@@ -284,43 +285,6 @@ static uint32_t node_child(struct flamegraph *fg, uint32_t parent, uint32_t name
 	return id;
 }
 
-/* Kind from a folded-stack suffix (see frame.h); *len loses the suffix. */
-static uint8_t kind_from_suffix(const char *s, size_t *len)
-{
-	size_t n = *len;
-	const char *plus;
-
-	if (n > 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']') {
-		switch (s[n - 2]) {
-		case 'k':
-			*len = n - 4;
-			return FRAME_KERNEL;
-		case 'j':
-			*len = n - 4;
-			return FRAME_JIT;
-		case 'r':
-			*len = n - 4;
-			return FRAME_R2R;
-		}
-	}
-	if (n == 9 && memcmp(s, "[unknown]", 9) == 0)
-		return FRAME_UNKNOWN;
-	/* "module+0x1234": an address nobody could name */
-	plus = memmem(s, n, "+0x", 3);
-	if (plus) {
-		const char *p = plus + 3, *end = s + n;
-
-		if (p < end) {
-			while (p < end && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') ||
-					   (*p >= 'A' && *p <= 'F')))
-				p++;
-			if (p == end)
-				return FRAME_UNKNOWN;
-		}
-	}
-	return FRAME_NATIVE;
-}
-
 static int add(struct flamegraph *fg, const char *const *names, const enum frame_kind *kinds,
 	       size_t depth, uint64_t count, bool before)
 {
@@ -342,7 +306,7 @@ static int add(struct flamegraph *fg, const char *const *names, const enum frame
 		if (kinds)
 			kind = kinds[i] < FRAME_KIND_MAX ? kinds[i] : FRAME_UNKNOWN;
 		else
-			kind = kind_from_suffix(s, &len);
+			kind = folded__kind(s, &len);
 		name = name_intern(fg, s, len, kind);
 		if (name == NONE)
 			return -ENOMEM;

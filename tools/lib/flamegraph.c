@@ -53,6 +53,11 @@ struct flamegraph {
 
 	bool has_before;
 	size_t drawn, elided;
+
+	/* the previous stack's path: sorted inputs share long prefixes, and
+	 * comparing names beats probing the hash for every frame */
+	uint32_t *prev;
+	size_t prev_len, prev_cap;
 };
 
 /* One frame as drawn: a node, or a box standing for merged narrow frames. */
@@ -135,6 +140,7 @@ void flame__free(struct flamegraph *fg)
 	free(fg->name_ht);
 	free(fg->nodes);
 	free(fg->node_ht);
+	free(fg->prev);
 	free(fg);
 }
 
@@ -290,6 +296,7 @@ static int add(struct flamegraph *fg, const char *const *names, const enum frame
 {
 	uint32_t cur = 0;
 	size_t i;
+	bool same = true;
 
 	if (!fg || (depth && !names))
 		return -EINVAL;
@@ -297,6 +304,15 @@ static int add(struct flamegraph *fg, const char *const *names, const enum frame
 		fg->has_before = true;
 	if (!count)
 		return 0;
+	if (depth > fg->prev_cap) {
+		size_t cap = depth * 2;
+		uint32_t *v = realloc(fg->prev, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		fg->prev = v;
+		fg->prev_cap = cap;
+	}
 	for (i = 0; i < depth; i++) {
 		const char *s = names[i] ? names[i] : "[unknown]";
 		size_t len = strlen(s);
@@ -307,22 +323,38 @@ static int add(struct flamegraph *fg, const char *const *names, const enum frame
 			kind = kinds[i] < FRAME_KIND_MAX ? kinds[i] : FRAME_UNKNOWN;
 		else
 			kind = folded__kind(s, &len);
+		if (same && i < fg->prev_len) {
+			const struct fname *pn = &fg->names[fg->nodes[fg->prev[i]].name];
+
+			if (pn->len == len && pn->kind == kind &&
+			    memcmp(fg->arena + pn->off, s, len) == 0) {
+				cur = fg->prev[i];
+				goto count;
+			}
+		}
+		same = false;
 		name = name_intern(fg, s, len, kind);
 		if (name == NONE)
-			return -ENOMEM;
+			goto nomem;
 		cur = node_child(fg, cur, name);
 		if (cur == NONE)
-			return -ENOMEM;
+			goto nomem;
+		fg->prev[i] = cur;
+count:
 		if (before)
 			fg->nodes[cur].before += count;
 		else
 			fg->nodes[cur].after += count;
 	}
+	fg->prev_len = depth;
 	if (before)
 		fg->nodes[0].before += count;
 	else
 		fg->nodes[0].after += count;
 	return 0;
+nomem:
+	fg->prev_len = 0;
+	return -ENOMEM;
 }
 
 int flame__add_stack(struct flamegraph *fg, const char *const *names,

@@ -16,6 +16,7 @@ T=/usr/bin/time
 # Fold perf script output into "comm;outer;...;leaf count": a sample is a
 # header line (comm first) then one frame a line, innermost first, then a
 # blank line. Kernel frames get _[k] as in sidescope's output.
+# shellcheck disable=SC2016 # awk program, not shell
 fold_awk='
 function flush() {
 	if (comm != "") {

@@ -133,6 +133,7 @@ struct capture {
 	struct prof_meta meta;
 	int stacks_fd;
 	uint64_t drains;
+	char title[128];
 };
 
 static int add_stack_frames(struct capture *c, __u64 hash, bool kernel, pid_t pid,
@@ -351,6 +352,9 @@ static int write_output(struct capture *c, const struct output *o)
 	case FMT_TOP:
 		err = prof__write_top(c->prof, outfile__fp(of), 25);
 		break;
+	case FMT_SVG:
+		err = prof__write_svg(c->prof, outfile__fp(of), c->title);
+		break;
 	default:
 		err = -ENOTSUP;
 		break;
@@ -478,9 +482,6 @@ int cmd_profile(int argc, char **argv)
 		if (outs[i].fmt == FMT_NONE)
 			return usage_error("cannot tell the format of '%s' from its name (use --format)",
 					   outs[i].path);
-		if (outs[i].fmt == FMT_SVG)
-			return usage_error("svg output needs the flame graph writer, not in this build; "
-					   "write .folded or .pb.gz");
 	}
 
 	/* targets */
@@ -520,6 +521,17 @@ int cmd_profile(int argc, char **argv)
 			goto cleanup;
 		}
 		cgid = sb.st_ino;	/* a v2 cgroup's id is its directory's inode */
+	}
+	if (npids == 1) {
+		struct proc_status st;
+
+		if (proc__read_status(pids[0], &st) == 0)
+			snprintf(c.title, sizeof(c.title), "CPU profile: %s (PID %d)", st.name,
+				 (int)pids[0]);
+	} else if (npids) {
+		snprintf(c.title, sizeof(c.title), "CPU profile: %d processes", npids);
+	} else {
+		snprintf(c.title, sizeof(c.title), "CPU profile: %s", cgroup ? cgroup : "all");
 	}
 	err = proc__pidns(0, &dev, &ino);
 	if (err) {

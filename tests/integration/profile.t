@@ -5,7 +5,7 @@
 . "$SIDESCOPE_SRC/tests/lib/caps.sh"
 . "$SIDESCOPE_SRC/tests/lib/pprof.sh"
 require_root
-require_cmd jq setpriv
+require_cmd jq setpriv xmllint
 require_pprof
 T=$TMPDIR_TEST
 
@@ -52,6 +52,18 @@ is "$(jq -r '.meta.hz' "$T/p.json")" 99 "json: frequency"
 ok "$(jq -e '.meta.lost | has("stack_store_full")' "$T/p.json" >/dev/null; echo $?)" \
 	"json: lost-stack counters in the metadata"
 is "$(jq -r '.functions[] | select(.name == "hash_leaf") | .kind' "$T/p.json")" native "json: kind"
+
+# flame graph output, and sidescope flame reading our pprof
+"$SIDESCOPE" profile -p "$wl" -d 1 -o "$T/p.svg" 2>/dev/null
+is "$?" 0 "profile -o x.svg"
+xmllint --noout "$T/p.svg"
+ok $? "the SVG is well-formed XML"
+like "$(cat "$T/p.svg")" "compute_inner" "the SVG names the workload's frames"
+"$SIDESCOPE" profile -p "$wl" -d 1 --format svg -o "$T/p.out" 2>/dev/null
+xmllint --noout "$T/p.out"
+ok $? "--format svg overrides the extension"
+"$SIDESCOPE" flame "$T/p.pb.gz" -o "$T/from-pprof.svg" 2>/dev/null
+ok $? "sidescope flame reads the pprof output"
 
 out=$("$SIDESCOPE" profile -n workload -d 1 2>/dev/null)
 is "$?" 0 "profile -n with the default top table"

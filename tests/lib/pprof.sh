@@ -11,7 +11,7 @@ require_pprof() {
 	# one build even when several tests ask at once
 	(
 		flock 9
-		[ -x "$PPROF" ] || GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= \
+		[ -x "$PPROF" ] || GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS='' \
 			GOCACHE="$SIDESCOPE_BUILD/go-cache" \
 			go build -o "$PPROF.tmp" github.com/google/pprof && mv "$PPROF.tmp" "$PPROF"
 	) 9>"$SIDESCOPE_BUILD/pprof.lock" >&2 || skip_all "cannot build pprof"

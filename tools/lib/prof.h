@@ -59,6 +59,8 @@ int prof__foreach(const struct prof *p, prof_stack_cb cb, void *ctx);
 int prof__write_folded(const struct prof *p, FILE *f);
 int prof__write_pprof(const struct prof *p, FILE *f);
 int prof__write_json(const struct prof *p, FILE *f);
+/* Flame graph (tools/lib/flamegraph): TITLE may be NULL. */
+int prof__write_svg(const struct prof *p, FILE *f, const char *title);
 /* Functions by self and total samples, at most LIMIT rows, 80 columns. */
 int prof__write_top(const struct prof *p, FILE *f, size_t limit);
 

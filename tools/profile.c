@@ -126,7 +126,74 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
+/* Stacks copied out of the BPF store, by hash. Each stack is deleted from
+ * the store once copied, so the kernel side stays small over long captures;
+ * a sample that raced with the delete still finds its stack here. */
+struct stack_cache {
+	__u64 *hash;	/* 0: empty slot */
+	__u64 **ips;	/* [0] = depth, then the addresses (leaf first) */
+	size_t cap, n;
+};
+
+static __u64 *cache_get(const struct stack_cache *sc, __u64 h)
+{
+	size_t i;
+
+	if (!sc->cap)
+		return NULL;
+	for (i = h & (sc->cap - 1); sc->hash[i]; i = (i + 1) & (sc->cap - 1))
+		if (sc->hash[i] == h)
+			return sc->ips[i];
+	return NULL;
+}
+
+static int cache_put(struct stack_cache *sc, __u64 h, __u64 *ips)
+{
+	size_t i;
+
+	if ((sc->n + 1) * 2 > sc->cap) {
+		size_t ncap = sc->cap ? sc->cap * 2 : 1024, j;
+		__u64 *nh = calloc(ncap, sizeof(*nh)), **ni = calloc(ncap, sizeof(*ni));
+
+		if (!nh || !ni) {
+			free(nh);
+			free(ni);
+			return -ENOMEM;
+		}
+		for (j = 0; j < sc->cap; j++) {
+			if (!sc->hash[j])
+				continue;
+			for (i = sc->hash[j] & (ncap - 1); nh[i]; i = (i + 1) & (ncap - 1))
+				;
+			nh[i] = sc->hash[j];
+			ni[i] = sc->ips[j];
+		}
+		free(sc->hash);
+		free(sc->ips);
+		sc->hash = nh;
+		sc->ips = ni;
+		sc->cap = ncap;
+	}
+	for (i = h & (sc->cap - 1); sc->hash[i]; i = (i + 1) & (sc->cap - 1))
+		;
+	sc->hash[i] = h;
+	sc->ips[i] = ips;
+	sc->n++;
+	return 0;
+}
+
+static void cache_free(struct stack_cache *sc)
+{
+	size_t i;
+
+	for (i = 0; i < sc->cap; i++)
+		free(sc->ips[i]);
+	free(sc->hash);
+	free(sc->ips);
+}
+
 struct capture {
+	struct stack_cache stacks;
 	struct profile_bpf *skel;
 	struct symbolizer *sz;
 	struct prof *prof;
@@ -136,27 +203,52 @@ struct capture {
 	char title[128];
 };
 
+/* The stack of HASH: from the cache, else copied out of the BPF store (and
+ * deleted there). NULL when lost. */
+static __u64 *get_stack(struct capture *c, __u64 hash)
+{
+	struct profile_stack st;
+	__u64 *ips;
+	int depth;
+
+	ips = cache_get(&c->stacks, hash);
+	if (ips)
+		return ips;
+	if (bpf_map_lookup_elem(c->stacks_fd, &hash, &st))
+		return NULL;
+	for (depth = 0; depth < PROFILE_MAX_DEPTH && st.ips[depth]; depth++)
+		;
+	ips = malloc((depth + 1) * sizeof(*ips));
+	if (!ips || cache_put(&c->stacks, hash, ips)) {
+		free(ips);
+		return NULL;	/* out of memory: keep it in the store */
+	}
+	ips[0] = (__u64)depth;
+	memcpy(ips + 1, st.ips, depth * sizeof(*ips));
+	bpf_map_delete_elem(c->stacks_fd, &hash);
+	return ips;
+}
+
 static int add_stack_frames(struct capture *c, __u64 hash, bool kernel, pid_t pid,
 			    struct prof_frame *frames, size_t *n)
 {
-	struct profile_stack st;
 	struct sym_frame sf;
-	int i, depth, err;
+	__u64 *ips;
+	int i, err;
 
 	if (!hash)
 		return 0;
-	if (bpf_map_lookup_elem(c->stacks_fd, &hash, &st)) {
+	ips = get_stack(c, hash);
+	if (!ips) {
 		c->meta.missing_stacks++;
 		frames[(*n)++] = (struct prof_frame){ kernel ? "[lost kernel stack]" :
 						      "[lost user stack]", FRAME_UNKNOWN, "", "" };
 		return 0;
 	}
-	for (depth = 0; depth < PROFILE_MAX_DEPTH && st.ips[depth]; depth++)
-		;
 	/* BPF gives the leaf first; the model wants the outermost first */
-	for (i = depth - 1; i >= 0; i--) {
-		err = kernel ? symbolizer__kernel(c->sz, st.ips[i], &sf) :
-			       symbolizer__user(c->sz, pid, st.ips[i], &sf);
+	for (i = (int)ips[0]; i >= 1; i--) {
+		err = kernel ? symbolizer__kernel(c->sz, ips[i], &sf) :
+			       symbolizer__user(c->sz, pid, ips[i], &sf);
 		if (err)
 			return err;
 		frames[(*n)++] = (struct prof_frame){ sf.name, sf.kind, sf.module, sf.build_id };
@@ -674,6 +766,7 @@ cleanup:
 		bpf_link__destroy(links[i]);
 	free(links);
 	profile_bpf__destroy(c.skel);
+	cache_free(&c.stacks);
 	symbolizer__free(c.sz);
 	prof__free(c.prof);
 	free(pids);

@@ -506,9 +506,12 @@ int cmd_profile(int argc, char **argv)
 		switch (opt) {
 		case 'p':
 			free(pids);
+			pids = NULL;
 			npids = parse_pid_list(optarg, &pids);
-			if (npids <= 0)
-				return usage_error("invalid PID list '%s'", optarg);
+			if (npids <= 0) {
+				ret = usage_error("invalid PID list '%s'", optarg);
+				goto cleanup;
+			}
 			break;
 		case 'n':
 			name = optarg;
@@ -520,24 +523,32 @@ int cmd_profile(int argc, char **argv)
 			all = true;
 			break;
 		case 'F':
-			if (parse_u64(optarg, 1, 10000, &hz))
-				return usage_error("invalid frequency '%s' (1-10000 Hz)", optarg);
+			if (parse_u64(optarg, 1, 10000, &hz)) {
+				ret = usage_error("invalid frequency '%s' (1-10000 Hz)", optarg);
+				goto cleanup;
+			}
 			break;
 		case 'd':
-			if (parse_u64(optarg, 0, 31 * 86400, &secs))
-				return usage_error("invalid duration '%s' (seconds)", optarg);
+			if (parse_u64(optarg, 0, 31 * 86400, &secs)) {
+				ret = usage_error("invalid duration '%s' (seconds)", optarg);
+				goto cleanup;
+			}
 			break;
 		case 'o':
-			if (nouts == MAX_OUTPUTS)
-				return usage_error("at most %d outputs", MAX_OUTPUTS);
+			if (nouts == MAX_OUTPUTS) {
+				ret = usage_error("at most %d outputs", MAX_OUTPUTS);
+				goto cleanup;
+			}
 			outs[nouts].path = optarg;
 			outs[nouts++].fmt = format_of_path(optarg);
 			break;
 		case OPT_FORMAT:
 			forced = format_of(optarg);
-			if (forced == FMT_NONE)
-				return usage_error("unknown format '%s' (folded, pprof, svg, top, json)",
-						   optarg);
+			if (forced == FMT_NONE) {
+				ret = usage_error("unknown format '%s' (folded, pprof, svg, top, json)",
+						  optarg);
+				goto cleanup;
+			}
 			break;
 		case OPT_USER:
 			user_only = true;
@@ -550,19 +561,26 @@ int cmd_profile(int argc, char **argv)
 			break;
 		case 'h':
 			help();
-			return 0;
+			ret = 0;
+			goto cleanup;
 		default:
-			free(pids);
-			return usage_hint();
+			ret = usage_hint();
+			goto cleanup;
 		}
 	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (optind < argc) {
+		ret = usage_error("unexpected argument '%s'", argv[optind]);
+		goto cleanup;
+	}
 	targets = (npids > 0) + (name != NULL) + (cgroup != NULL) + all;
-	if (targets != 1)
-		return usage_error("give exactly one target: -p PID, -n NAME, --cgroup PATH or -a");
-	if (user_only && kernel_only)
-		return usage_error("--user-only and --kernel-only exclude each other");
+	if (targets != 1) {
+		ret = usage_error("give exactly one target: -p PID, -n NAME, --cgroup PATH or -a");
+		goto cleanup;
+	}
+	if (user_only && kernel_only) {
+		ret = usage_error("--user-only and --kernel-only exclude each other");
+		goto cleanup;
+	}
 	if (!nouts) {
 		outs[0].path = "-";
 		outs[0].fmt = forced != FMT_NONE ? forced : FMT_TOP;
@@ -571,9 +589,11 @@ int cmd_profile(int argc, char **argv)
 	for (i = 0; i < nouts; i++) {
 		if (forced != FMT_NONE)
 			outs[i].fmt = forced;
-		if (outs[i].fmt == FMT_NONE)
-			return usage_error("cannot tell the format of '%s' from its name (use --format)",
-					   outs[i].path);
+		if (outs[i].fmt == FMT_NONE) {
+			ret = usage_error("cannot tell the format of '%s' from its name (use --format)",
+					  outs[i].path);
+			goto cleanup;
+		}
 	}
 
 	/* targets */

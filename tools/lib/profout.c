@@ -279,8 +279,8 @@ int prof__write_pprof(const struct prof *p, FILE *f)
 	struct strtab st = { 0 };
 	char cbuf[4][160];
 	uint8_t *buf = NULL;
-	size_t i, j, nloc = 0, len;
-	uint32_t *idx = NULL;
+	size_t i, j, nloc = 0, len, nmap = 0;
+	uint32_t *idx = NULL, *mapid = NULL;
 	int err = -ENOMEM;
 	const struct prof_meta *m = &p->meta;
 
@@ -323,14 +323,26 @@ int prof__write_pprof(const struct prof *p, FILE *f)
 	    !samples || !samplep || !labels || !labelp || !values || !locids || !idx)
 		goto cleanup;
 
-	for (i = 0; i < p->nmaps; i++) {
-		perftools__profiles__mapping__init(&maps[i]);
-		maps[i].id = i + 1;
-		maps[i].filename = S(p->maps[i].module);
-		maps[i].build_id = S(p->maps[i].build_id);
-		maps[i].has_functions = 1;
-		mapp[i] = &maps[i];
-	}
+	/* pprof takes the first mapping for the main binary: executables
+	 * before shared objects and pseudo-files */
+	mapid = calloc(p->nmaps + 1, sizeof(*mapid));
+	if (!mapid)
+		goto cleanup;
+	for (j = 0; j < 2; j++)
+		for (i = 0; i < p->nmaps; i++) {
+			const char *mod = p->maps[i].module;
+			bool main_like = mod[0] == '/' && !strstr(mod, ".so");
+
+			if (main_like != (j == 0))
+				continue;
+			perftools__profiles__mapping__init(&maps[nmap]);
+			maps[nmap].id = nmap + 1;
+			maps[nmap].filename = S(mod);
+			maps[nmap].build_id = S(p->maps[i].build_id);
+			maps[nmap].has_functions = 1;
+			mapp[nmap] = &maps[nmap];
+			mapid[i + 1] = (uint32_t)++nmap;
+		}
 	pr.n_mapping = p->nmaps;
 	pr.mapping = mapp;
 	/* one function and one location per (name, kind, mapping) */
@@ -344,7 +356,7 @@ int prof__write_pprof(const struct prof *p, FILE *f)
 		linep[i] = &lines[i];
 		perftools__profiles__location__init(&locs[i]);
 		locs[i].id = i + 1;
-		locs[i].mapping_id = p->funcs[i].map;
+		locs[i].mapping_id = mapid[p->funcs[i].map];
 		locs[i].n_line = 1;
 		locs[i].line = &linep[i];
 		locp[i] = &locs[i];
@@ -414,6 +426,7 @@ int prof__write_pprof(const struct prof *p, FILE *f)
 cleanup:
 	free(buf);
 	free(idx);
+	free(mapid);
 	free(maps);
 	free(mapp);
 	free(funcs);

@@ -212,8 +212,11 @@ static __u64 *get_stack(struct capture *c, __u64 hash)
 	int depth;
 
 	ips = cache_get(&c->stacks, hash);
-	if (ips)
+	if (ips) {
+		/* a sample may have stored it again since: keep the store small */
+		bpf_map_delete_elem(c->stacks_fd, &hash);
 		return ips;
+	}
 	if (bpf_map_lookup_elem(c->stacks_fd, &hash, &st))
 		return NULL;
 	for (depth = 0; depth < PROFILE_MAX_DEPTH && st.ips[depth]; depth++)
@@ -462,6 +465,22 @@ static int write_output(struct capture *c, const struct output *o)
 	return err;
 }
 
+/* Capture the maps of a cgroup's processes now, so that those that exit
+ * before the first drain are still symbolized. */
+static void watch_cgroup(struct symbolizer *sz, const char *procs)
+{
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	long pid;
+
+	if (read_file(procs, &buf, &len, 0))
+		return;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (parse_long(line, 1, INT_MAX, &pid) == 0)
+			symbolizer__watch(sz, (pid_t)pid);
+	free(buf);
+}
+
 static bool any_alive(const pid_t *pids, int n)
 {
 	int i;
@@ -499,6 +518,7 @@ int cmd_profile(int argc, char **argv)
 	int npids = 0, nouts = 0, nlinks = 0, i, opt, err, ret = 1, targets;
 	bool all = false, user_only = false, kernel_only = false, tty;
 	uint64_t hz = 99, secs = 30, dev, ino, cgid = 0, t0, last_drain, now;
+	char cgroup_procs[PATH_MAX + 16] = "";
 	struct sigaction sa;
 	struct timespec wall;
 
@@ -633,6 +653,7 @@ int cmd_profile(int argc, char **argv)
 			goto cleanup;
 		}
 		cgid = sb.st_ino;	/* a v2 cgroup's id is its directory's inode */
+		snprintf(cgroup_procs, sizeof(cgroup_procs), "%s/cgroup.procs", path);
 	}
 	if (npids == 1) {
 		struct proc_status st;
@@ -660,6 +681,8 @@ int cmd_profile(int argc, char **argv)
 	}
 	for (i = 0; i < npids; i++)
 		symbolizer__watch(c.sz, pids[i]);
+	if (cgroup_procs[0])
+		watch_cgroup(c.sz, cgroup_procs);
 
 	c.skel = profile_bpf__open();
 	if (!c.skel) {

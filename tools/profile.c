@@ -335,7 +335,7 @@ static void sleep_ns(uint64_t ns)
 static int drain(struct capture *c)
 {
 	__u32 old = c->skel->bss->active;
-	int fd;
+	int fd, err;
 
 	c->skel->bss->active = !old;
 	__sync_synchronize();
@@ -343,7 +343,9 @@ static int drain(struct capture *c)
 	sleep_ns(2000000);
 	fd = bpf_map__fd(old ? c->skel->maps.counts1 : c->skel->maps.counts0);
 	c->drains++;
-	return drain_map(c, fd);
+	err = drain_map(c, fd);
+	p_debug("drain %llu: %s map", (unsigned long long)c->drains, old ? "second" : "first");
+	return err;
 }
 
 static void read_stats(struct capture *c)

@@ -101,19 +101,24 @@ like "$(cat "$T/short.folded")" "compute_inner;hash_leaf" "exited target still s
 wait "$short"
 
 # SIGTERM mid-capture: every output still written
-"$SIDESCOPE" profile -v -p "$wl" -d 0 -o "$T/term.folded" -o "$T/term.pb.gz" 2>"$T/term.err" &
+"$SIDESCOPE" profile -v -p "$wl" -d 0 -o "$T/term.folded" -o "$T/term.pb.gz" \
+	-o "$T/term.json" 2>"$T/term.err" &
 prof=$!
 on_exit "kill $prof"
 wait_for_grep "$T/term.err" "sampling at" 10
 ok $? "the capture started"
-# one drain period, so the drain path runs too
-wait_for_grep "$T/term.err" "a_line_that_never_comes" 3
+# two periodic drains, so both count maps were swapped and drained
+wait_for_grep "$T/term.err" "drain 2:" 10
+ok $? "two periodic drains ran"
 kill -TERM "$prof"
 wait "$prof"
 is "$?" 0 "SIGTERM: exit 0"
 like "$(cat "$T/term.folded")" "hash_leaf" "SIGTERM: folded output written"
 "$PPROF" -top "$T/term.pb.gz" >/dev/null 2>&1
 ok $? "SIGTERM: pprof output readable"
+# drains swapped the count maps several times: not one increment lost
+is "$(jq -r '.meta.samples_in_profile' "$T/term.json")" "$(jq -r '.meta.samples' "$T/term.json")" \
+	"every sample counted in BPF is in the profile, across drains"
 
 # errors
 "$SIDESCOPE" profile -p 2147483000 -d 1 >/dev/null 2>"$T/err"

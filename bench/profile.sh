@@ -37,14 +37,23 @@ function flush() {
 }
 END { flush(); for (s in count) print s, count[s] }'
 
-# run_workload SECONDS -> prints the rate; pid in $out/wl.pid
+# start_workload SECONDS: $wl is the waitable job, $target the workload's PID
 start_workload() {
 	rm -f "$out/wl.pid"
-	"$build/workload" -t 2 -d "$1" -r "$out/wl.pid" > "$out/wl.rate" &
+	$T -f '%U %S' -o "$out/wl.cpu" "$build/workload" -t 2 -d "$1" -r "$out/wl.pid" \
+		> "$out/wl.rate" &
 	wl=$!
 	while [ ! -s "$out/wl.pid" ]; do sleep 0.01; done
+	target=$(cat "$out/wl.pid")
 }
 rate() { awk '{ print $6 }' "$out/wl.rate"; }
+# iterations per CPU second of the workload: robust against other load on
+# the machine, which changes the wall-clock rate but not this one
+cpurate() {
+	echo "$(awk '{ print $2 }' "$out/wl.rate") $(cat "$out/wl.cpu")" |
+		awk '{ printf "%.1f", $1 / ($2 + $3) }'
+}
+loss() { echo "$1 $2" | awk '{ printf "%.2f", 100 * ($1 - $2) / $1 }'; }
 # GNU time -v fields
 tv() { # FILE FIELD
 	awk -F': ' -v k="$2" '$1 ~ k { print $2 }' "$1" | head -1
@@ -56,29 +65,34 @@ cpu_s() { # FILE -> user+sys seconds
 start_workload "$secs"
 wait "$wl"
 base=$(rate)
-echo "baseline rate: $base iterations/s (2 threads, ${secs}s)"
-printf '\n%-26s %8s %9s %8s %10s %9s\n' "pipeline" "Hz" "loss %" "CPU s" "bytes" "RSS MB"
+basecpu=$(cpurate)
+echo "baseline: $base iterations/s, $basecpu iterations/CPU-s (2 threads, ${secs}s)"
+echo "loss %: wall-clock rate; loss/CPU %: iterations per CPU second of the target"
+printf '\n%-24s %4s %7s %10s %6s %10s %7s\n' "pipeline" "Hz" "loss %" "loss/CPU %" \
+	"CPU s" "bytes" "RSS MB"
 
 for hz in 99 999; do
 	# sidescope
 	start_workload "$secs"
-	$T -v -o "$out/ss.time" "$build/sidescope" profile -p "$wl" -F "$hz" -d "$secs" \
+	$T -v -o "$out/ss.time" "$build/sidescope" profile -p "$target" -F "$hz" -d "$secs" \
 		-o "$out/ss-$hz.folded" 2>/dev/null
 	wait "$wl"
 	ss_rate=$(rate)
+	ss_cpurate=$(cpurate)
 	ss_cpu=$(cpu_s "$out/ss.time")
 	ss_bytes=$(wc -c < "$out/ss-$hz.folded")
 	ss_rss=$(tv "$out/ss.time" "Maximum resident")
-	printf '%-26s %8s %9s %8s %10s %9s\n' "sidescope profile" "$hz" \
-		"$(echo "$base $ss_rate" | awk '{ printf "%.2f", 100 * ($1 - $2) / $1 }')" \
+	printf '%-24s %4s %7s %10s %6s %10s %7s\n' "sidescope profile" "$hz" \
+		"$(loss "$base" "$ss_rate")" "$(loss "$basecpu" "$ss_cpurate")" \
 		"$ss_cpu" "$ss_bytes" "$(echo "$ss_rss" | awk '{ printf "%.1f", $1 / 1024 }')"
 
 	# perf record -g + perf script + fold
 	start_workload "$secs"
-	$T -v -o "$out/pr.time" perf record -q -F "$hz" -g -p "$wl" -o "$out/perf.data" \
+	$T -v -o "$out/pr.time" perf record -q -F "$hz" -g -p "$target" -o "$out/perf.data" \
 		-- sleep "$secs" 2>/dev/null || true
 	wait "$wl"
 	pf_rate=$(rate)
+	pf_cpurate=$(cpurate)
 	$T -v -o "$out/ps.time" perf script -i "$out/perf.data" -F comm,ip,sym,dso \
 		> "$out/perf.script" 2>/dev/null
 	$T -v -o "$out/fold.time" awk "$fold_awk" "$out/perf.script" > "$out/perf-$hz.folded"
@@ -87,10 +101,10 @@ for hz in 99 999; do
 	pf_bytes=$(( $(wc -c < "$out/perf.data") + $(wc -c < "$out/perf.script") + \
 		$(wc -c < "$out/perf-$hz.folded") ))
 	pf_rss=$(tv "$out/pr.time" "Maximum resident")
-	printf '%-26s %8s %9s %8s %10s %9s\n' "perf record+script+fold" "$hz" \
-		"$(echo "$base $pf_rate" | awk '{ printf "%.2f", 100 * ($1 - $2) / $1 }')" \
+	printf '%-24s %4s %7s %10s %6s %10s %7s\n' "perf record+script+fold" "$hz" \
+		"$(loss "$base" "$pf_rate")" "$(loss "$basecpu" "$pf_cpurate")" \
 		"$pf_cpu" "$pf_bytes" "$(echo "$pf_rss" | awk '{ printf "%.1f", $1 / 1024 }')"
-	printf '%-26s %8s %9s %8s\n' "  ratio sidescope/perf" "$hz" "" \
+	printf '%-24s %4s %7s %10s %6s\n' "  CPU sidescope/perf" "$hz" "" "" \
 		"$(echo "$ss_cpu $pf_cpu" | awk '{ if ($2 > 0) printf "%.3f", $1 / $2; else print "-" }')"
 	echo "  samples: sidescope $(awk '{ n += $NF } END { print n }' "$out/ss-$hz.folded")," \
 		"perf $(awk '{ n += $NF } END { print n }' "$out/perf-$hz.folded")"

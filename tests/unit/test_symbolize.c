@@ -21,6 +21,7 @@
 #define JIT_BASE 0x7e0000000000ull
 #define DLL_BASE 0x7d0000000000ull
 #define VDSO_BASE 0x7c0000000000ull
+#define MEMFD_BASE 0x7b0000000000ull
 
 static char dir[PATH_MAX];
 
@@ -111,14 +112,16 @@ static int build_fake_proc(void)
 	n += snprintf(out + n, sizeof(out) - n,
 		      "%llx-%llx r-xp 00000000 00:00 0 \n"
 		      "%llx-%llx r-xp 00002000 00:99 424242 /app/Sample.App.dll\n"
-		      "%llx-%llx r-xp 00000000 00:00 0 [vdso]\n",
+		      "%llx-%llx r-xp 00000000 00:00 0 [vdso]\n"
+		      "%llx-%llx r-xp 00000000 00:01 777 /memfd:doublemapper (deleted)\n",
 		      JIT_BASE, JIT_BASE + 0x10000, DLL_BASE, DLL_BASE + 0x10000,
-		      VDSO_BASE, VDSO_BASE + 0x2000);
+		      VDSO_BASE, VDSO_BASE + 0x2000, MEMFD_BASE, MEMFD_BASE + 0x10000);
 	snprintf(path, sizeof(path), "%d/maps", FAKE_PID);
 	if (write_text(path, out, "w"))
 		return -1;
 	snprintf(path, sizeof(path), "%d/root/tmp/perf-%d.map", FAKE_PID, FAKE_NSPID);
-	return write_text(path, "7e0000000100 100 Jit::Compiled(int)\nbogus line\n", "w");
+	return write_text(path, "7e0000000100 100 Jit::Compiled(int)\nbogus line\n"
+			  "7b0000000200 80 [dotnet] Program::Main(string[])\n", "w");
 }
 
 /* A PE resolver standing in for tools/lib/r2r. */
@@ -170,6 +173,13 @@ static void test_symbolize(void)
 	is_str(f.name, "Jit::Compiled(int)", "JIT: perf map in the process's own /tmp");
 	is_int(f.kind, FRAME_JIT, "JIT: kind");
 	is_str(f.module, "[jit]", "JIT: module");
+
+	symbolizer__user(sz, FAKE_PID, MEMFD_BASE + 0x210, &f);
+	is_str(f.name, "[dotnet] Program::Main(string[])",
+	       "JIT code in a memfd double mapping: named by the perf map");
+	is_int(f.kind, FRAME_JIT, "memfd JIT code: kind");
+	symbolizer__user(sz, FAKE_PID, MEMFD_BASE + 0x1000, &f);
+	is_str(f.name, "memfd:doublemapper (deleted)+0x1000", "memfd without an entry: offset");
 
 	symbolizer__user(sz, FAKE_PID, JIT_BASE + 0x800, &f);
 	is_str(f.name, "[unknown]", "anonymous memory without a perf-map entry");

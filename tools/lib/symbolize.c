@@ -203,6 +203,7 @@ static void refresh_perfmap(struct symbolizer *sz, struct sym_proc *p)
 }
 
 static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size_t idx);
+static bool is_symbol_file(const struct proc_map *m);
 
 int symbolizer__watch(struct symbolizer *sz, pid_t pid)
 {
@@ -249,8 +250,8 @@ int symbolizer__watch(struct symbolizer *sz, pid_t pid)
 		/* open the executable files now: once the process exits,
 		 * /proc/PID/root and map_files are gone */
 		for (size_t i = 0; i < maps->n; i++)
-			if (maps->maps[i].perms[2] == 'x' && maps->maps[i].path[0] == '/' &&
-			    maps->maps[i].inode && !map_file(sz, p, i))
+			if (maps->maps[i].perms[2] == 'x' && is_symbol_file(&maps->maps[i]) &&
+			    !map_file(sz, p, i))
 				return -ENOMEM;
 	}
 	p->perfmap_tried = false;
@@ -359,20 +360,42 @@ static int unknown(struct symbolizer *sz, struct sym_frame *out)
 	return set_name(sz, out, "[unknown]");
 }
 
+/* Whether a mapping holds a file worth reading symbols from. JIT runtimes
+ * also map code from memfds (.NET's double mapping: "/memfd:doublemapper")
+ * or deleted scratch files: their names come from the perf map. */
+static bool is_symbol_file(const struct proc_map *m)
+{
+	return m->path[0] == '/' && m->inode && !str_has_prefix(m->path, "/memfd:") &&
+	       !str_has_prefix(m->path, "/dev/") && !str_has_prefix(m->path, "/SYSV");
+}
+
+static const char *perfmap_name(struct symbolizer *sz, struct sym_proc *p, uint64_t ip)
+{
+	const char *name = perfmap__lookup(p->perfmap, ip, NULL);
+
+	if (!name && !p->perfmap_tried) {
+		/* a JIT may have written the entry since the last look */
+		p->perfmap_tried = true;
+		refresh_perfmap(sz, p);
+		name = perfmap__lookup(p->perfmap, ip, NULL);
+	}
+	return name;
+}
+
 int symbolizer__user(struct symbolizer *sz, pid_t pid, uint64_t ip, struct sym_frame *out)
 {
 	struct sym_proc *p = find_proc(sz, pid);
 	const struct proc_map *m = NULL;
-	struct sym_file *f;
+	struct sym_file *f = NULL;
 	char buf[1024];
 	const char *name;
-	uint64_t off, vaddr, delta;
+	uint64_t off = 0, vaddr, delta;
 
 	if (!p)
 		return unknown(sz, out);
 	if (p->maps)
 		m = proc_maps__find(p->maps, ip);
-	if (m && m->path[0] == '/' && m->inode) {
+	if (m && is_symbol_file(m)) {
 		f = map_file(sz, p, m - p->maps->maps);
 		if (!f)
 			return -ENOMEM;
@@ -395,37 +418,32 @@ int symbolizer__user(struct symbolizer *sz, pid_t pid, uint64_t ip, struct sym_f
 			out->kind = FRAME_R2R;
 			return set_name(sz, out, buf);
 		}
+	}
+	/* anonymous memory, memfds, or an address no map held when the maps
+	 * were read: JIT code, named by the perf map */
+	name = perfmap_name(sz, p, ip);
+	if (name) {
+		out->kind = FRAME_JIT;
+		out->module = "[jit]";
+		out->build_id = "";
+		return set_name(sz, out, name);
+	}
+	if (f) {
 		/* the module is known: never a bare number */
 		snprintf(buf, sizeof(buf), "%s+0x%llx", base_name(f->path), (unsigned long long)off);
 		out->kind = FRAME_UNKNOWN;
 		return set_name(sz, out, buf);
 	}
-	if (!m || !m->path[0] || m->path[0] == '[' || !m->inode) {
-		/* anonymous memory (JIT code), or an address no map held when
-		 * the maps were read: the perf map */
-		name = perfmap__lookup(p->perfmap, ip, NULL);
-		if (!name && !p->perfmap_tried) {
-			/* a JIT may have written the entry since the last look */
-			p->perfmap_tried = true;
-			refresh_perfmap(sz, p);
-			name = perfmap__lookup(p->perfmap, ip, NULL);
-		}
-		if (name) {
-			out->kind = FRAME_JIT;
-			out->module = "[jit]";
-			out->build_id = "";
-			return set_name(sz, out, name);
-		}
-		if (m && m->path[0] == '[') {
-			snprintf(buf, sizeof(buf), "%s+0x%llx", m->path,
-				 (unsigned long long)(ip - m->start));
-			out->kind = FRAME_UNKNOWN;
-			out->module = symbolizer__intern(sz, m->path);
-			out->build_id = "";
-			if (!out->module)
-				return -ENOMEM;
-			return set_name(sz, out, buf);
-		}
+	if (m && m->path[0]) {
+		/* [vdso], [anon:name], /memfd:...: offset in the mapping */
+		snprintf(buf, sizeof(buf), "%s+0x%llx", m->path[0] == '/' ? base_name(m->path) :
+			 m->path, (unsigned long long)(ip - m->start));
+		out->kind = FRAME_UNKNOWN;
+		out->module = symbolizer__intern(sz, m->path);
+		out->build_id = "";
+		if (!out->module)
+			return -ENOMEM;
+		return set_name(sz, out, buf);
 	}
 	return unknown(sz, out);
 }

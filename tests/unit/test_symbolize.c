@@ -22,6 +22,7 @@
 #define DLL_BASE 0x7d0000000000ull
 #define VDSO_BASE 0x7c0000000000ull
 #define MEMFD_BASE 0x7b0000000000ull
+#define COPY_SHIFT 0x100000000ull	/* where the second copy is mapped */
 
 static char dir[PATH_MAX];
 
@@ -69,7 +70,7 @@ static int build_fake_proc(void)
 	char path[PATH_MAX * 2], exe[PATH_MAX], *maps = NULL, *line, *save = NULL;
 	char out[16384];
 	size_t len = 0, n = 0;
-	ino_t ino;
+	ino_t ino, ino2;
 	ssize_t r;
 
 	snprintf(path, sizeof(path), "%s/%d/root/bin", dir, FAKE_PID);
@@ -80,6 +81,10 @@ static int build_fake_proc(void)
 		return -1;
 	snprintf(path, sizeof(path), "%s/%d/root/bin/target", dir, FAKE_PID);
 	if (copy_self(path, &ino))
+		return -1;
+	/* the same binary under another inode, like a library in two containers */
+	snprintf(path, sizeof(path), "%s/%d/root/bin/target2", dir, FAKE_PID);
+	if (copy_self(path, &ino2))
 		return -1;
 	snprintf(path, sizeof(path), "%d/status", FAKE_PID);
 	snprintf(out, sizeof(out), "Name:\tfaketarget\nTgid:\t%d\nPid:\t%d\nPPid:\t1\n"
@@ -105,8 +110,10 @@ static int build_fake_proc(void)
 		if (!strstr(line, exe) ||
 		    sscanf(line, "%llx-%llx %4s %llx %*s %*s %n", &s, &e, perms, &off, &pos) < 4)
 			continue;
-		n += snprintf(out + n, sizeof(out) - n, "%llx-%llx %s %08llx 00:99 %llu /bin/target\n",
-			      s, e, perms, off, (unsigned long long)ino);
+		n += snprintf(out + n, sizeof(out) - n, "%llx-%llx %s %08llx 00:99 %llu /bin/target\n"
+			      "%llx-%llx %s %08llx 00:99 %llu /bin/target2\n",
+			      s, e, perms, off, (unsigned long long)ino,
+			      s + COPY_SHIFT, e + COPY_SHIFT, perms, off, (unsigned long long)ino2);
 	}
 	free(maps);
 	n += snprintf(out + n, sizeof(out) - n,
@@ -169,6 +176,10 @@ static void test_symbolize(void)
 	ok(strlen(f.build_id) == 40 || strlen(f.build_id) == 0, "native: build id is hex or empty");
 	diag("build id: '%s'", f.build_id);
 
+	symbolizer__user(sz, FAKE_PID, (uint64_t)(uintptr_t)symtest_target_fn + 2 + COPY_SHIFT, &f);
+	is_str(f.name, "symtest_target_fn", "a second copy of the file (same build id)");
+	is_str(f.module, "/bin/target2", "second copy: its own module path");
+
 	symbolizer__user(sz, FAKE_PID, JIT_BASE + 0x180, &f);
 	is_str(f.name, "Jit::Compiled(int)", "JIT: perf map in the process's own /tmp");
 	is_int(f.kind, FRAME_JIT, "JIT: kind");
@@ -220,7 +231,7 @@ static void test_symbolize(void)
 	symbolizer__watch(sz, FAKE_PID);
 	symbolizer__stats(sz, &st);
 	is_int(st.pid_reuse, 1, "PID reuse detected by start time");
-	is_int(st.files, 2, "files cached by identity: the ELF once, the PE once");
+	is_int(st.files, 3, "files cached by identity: two ELF copies, the PE once");
 	symbolizer__free(sz);
 
 	sz = symbolizer__new();

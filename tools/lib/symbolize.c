@@ -26,6 +26,7 @@ struct sym_file {
 	const char *path;	/* as the process names it (interned) */
 	const char *build_id;	/* interned */
 	struct elf_syms *elf;
+	bool elf_shared;	/* elf belongs to another entry (same build id) */
 	void *pe;		/* PE resolver's handle */
 	bool tried;
 };
@@ -146,7 +147,8 @@ void symbolizer__free(struct symbolizer *sz)
 		proc_free(sz->procs[i]);
 	free(sz->procs);
 	for (i = 0; i < sz->nfiles; i++) {
-		elfsym__free(sz->files[i]->elf);
+		if (!sz->files[i]->elf_shared)
+			elfsym__free(sz->files[i]->elf);
 		if (sz->files[i]->pe && sz->pe)
 			sz->pe->close(sz->files[i]->pe);
 		free(sz->files[i]);
@@ -329,12 +331,27 @@ static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size
 		snprintf(root, sizeof(root), "%s/%d/root", proc__root(), (int)p->pid);
 		f->elf = elfsym__load(path, root);
 	}
-	if (!f->elf)
+	if (!f->elf) {
 		p_debug("no ELF symbols for %s (%s): %s", clean, path, strerror(errno));
-	else
-		f->build_id = symbolizer__intern(sz, elfsym__build_id(f->elf));
-	if (!f->build_id)
+		return f;
+	}
+	f->build_id = symbolizer__intern(sz, elfsym__build_id(f->elf));
+	if (!f->build_id) {
 		f->build_id = "";
+		return f;
+	}
+	/* the same file under another identity (the same library in two
+	 * containers): keep one copy of its symbols */
+	for (i = 0; f->build_id[0] && i + 1 < sz->nfiles; i++) {
+		struct sym_file *o = sz->files[i];
+
+		if (o->elf && o->build_id == f->build_id) {
+			elfsym__free(f->elf);
+			f->elf = o->elf;
+			f->elf_shared = true;
+			break;
+		}
+	}
 	return f;
 }
 

@@ -3,8 +3,8 @@
  * user and kernel stacks by hash and count (pid, ustack, kstack).
  *
  * Stacks go to our own hashed store (bpf_get_stack + a 64-bit hash, a hash
- * map without preallocation) rather than a STACK_TRACE map: no bucket
- * collisions, and memory grows only with the distinct stacks seen.
+ * map) rather than a STACK_TRACE map: no bucket collisions, and user space
+ * empties it at every drain.
  * Counts go to one of two maps chosen by "active"; user space flips it,
  * lets in-flight programs finish, then drains the other map. */
 #include "vmlinux.h"
@@ -31,18 +31,19 @@ struct {
 	__type(value, __u8);
 } pids SEC(".maps");
 
+/* Preallocated: a map that allocates on update can fail with ENOMEM in the
+ * timer interrupt when its per-CPU cache runs dry. User space deletes every
+ * stack it has copied, so this holds one drain period's distinct stacks. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 65536);	/* set from user space */
+	__uint(max_entries, 8192);	/* set from user space */
 	__type(key, __u64);
 	__type(value, struct profile_stack);
 } stacks SEC(".maps");
 
 struct counts_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 65536);	/* set from user space */
+	__uint(max_entries, 8192);	/* set from user space */
 	__type(key, struct profile_key);
 	__type(value, __u64);
 };

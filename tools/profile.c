@@ -78,6 +78,8 @@ static void help(void)
 "      --format FMT    folded, pprof, svg, top or json (overrides extension)\n"
 "      --user-only     user-space stacks only\n"
 "      --kernel-only   kernel stacks only\n"
+"      --max-stacks N  distinct stacks held in the kernel between two drains\n"
+"                      (default 8192, about 1 KB of kernel memory each)\n"
 "  -v, --verbose       debug messages, libbpf's included\n"
 "  -h, --help          print this help\n"
 "\n"
@@ -495,7 +497,7 @@ static bool any_alive(const pid_t *pids, int n)
 
 int cmd_profile(int argc, char **argv)
 {
-	enum { OPT_CGROUP = 256, OPT_FORMAT, OPT_USER, OPT_KERNEL };
+	enum { OPT_CGROUP = 256, OPT_FORMAT, OPT_USER, OPT_KERNEL, OPT_MAX_STACKS };
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "name", required_argument, NULL, 'n' },
@@ -507,6 +509,7 @@ int cmd_profile(int argc, char **argv)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "user-only", no_argument, NULL, OPT_USER },
 		{ "kernel-only", no_argument, NULL, OPT_KERNEL },
+		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -520,6 +523,7 @@ int cmd_profile(int argc, char **argv)
 	int npids = 0, nouts = 0, nlinks = 0, i, opt, err, ret = 1, targets;
 	bool all = false, user_only = false, kernel_only = false, tty;
 	uint64_t hz = 99, secs = 30, dev, ino, cgid = 0, t0, last_drain, now;
+	uint64_t max_stacks = 8192;
 	char cgroup_procs[PATH_MAX + 16] = "";
 	struct sigaction sa;
 	struct timespec wall;
@@ -577,6 +581,12 @@ int cmd_profile(int argc, char **argv)
 			break;
 		case OPT_KERNEL:
 			kernel_only = true;
+			break;
+		case OPT_MAX_STACKS:
+			if (parse_u64(optarg, 64, 1u << 20, &max_stacks)) {
+				ret = usage_error("invalid --max-stacks '%s' (64-1048576)", optarg);
+				goto cleanup;
+			}
 			break;
 		case 'v':
 			log_verbose = true;
@@ -685,6 +695,17 @@ int cmd_profile(int argc, char **argv)
 		symbolizer__watch(c.sz, pids[i]);
 	if (cgroup_procs[0])
 		watch_cgroup(c.sz, cgroup_procs);
+	if (all) {
+		/* the pod's processes as they are now: a short-lived one is
+		 * still symbolized after it exits */
+		pid_t *list = NULL;
+		int n = proc__list(&list);
+
+		for (i = 0; i < n; i++)
+			if (list[i] != getpid() && !proc__is_kernel_thread(list[i]))
+				symbolizer__watch(c.sz, list[i]);
+		free(list);
+	}
 
 	c.skel = profile_bpf__open();
 	if (!c.skel) {
@@ -700,6 +721,10 @@ int cmd_profile(int argc, char **argv)
 	c.skel->rodata->want_user = !kernel_only;
 	c.skel->rodata->want_kernel = !user_only;
 	bpf_map__set_max_entries(c.skel->maps.pids, npids > 0 ? npids : 1);
+	/* about 1 KB of kernel memory a stack, preallocated */
+	bpf_map__set_max_entries(c.skel->maps.stacks, (__u32)max_stacks);
+	bpf_map__set_max_entries(c.skel->maps.counts0, (__u32)max_stacks);
+	bpf_map__set_max_entries(c.skel->maps.counts1, (__u32)max_stacks);
 	err = profile_bpf__load(c.skel);
 	if (err) {
 		p_err("failed to load BPF program: %s%s", strerror(-err), cap_hint(-err));
@@ -793,6 +818,9 @@ int cmd_profile(int argc, char **argv)
 		       (unsigned long long)c.meta.missing_stacks,
 		       (unsigned long long)c.meta.trunc_ustack,
 		       (unsigned long long)c.meta.trunc_kstack);
+	if (c.meta.lost_stacks_full + c.meta.lost_counts_full)
+		p_warn("the stack store or the count map was full: raise --max-stacks (now %llu)",
+		       (unsigned long long)max_stacks);
 	if (!prof__total(c.prof))
 		p_warn("no samples: the targets did not run on a CPU while sampling");
 	ret = 0;

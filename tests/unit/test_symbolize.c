@@ -117,6 +117,7 @@ static int build_fake_proc(void)
 	}
 	free(maps);
 	n += snprintf(out + n, sizeof(out) - n,
+		      "this line is not a mapping\n"
 		      "%llx-%llx r-xp 00000000 00:00 0 \n"
 		      "%llx-%llx r-xp 00002000 00:99 424242 /app/Sample.App.dll\n"
 		      "%llx-%llx r-xp 00000000 00:00 0 [vdso]\n"

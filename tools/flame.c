@@ -66,12 +66,11 @@ struct sink {
 };
 
 static int add_cb(void *ctx, const char *const *names, const enum frame_kind *kinds,
-		  size_t depth, uint64_t count)
+		  size_t depth, uint64_t count, size_t same)
 {
 	struct sink *s = ctx;
 
-	return s->before ? flame__add_stack_before(s->fg, names, kinds, depth, count)
-			 : flame__add_stack(s->fg, names, kinds, depth, count);
+	return flame__add_stack_shared(s->fg, names, kinds, depth, count, same, s->before);
 }
 
 /* Text unless it has bytes no folded file has; any protobuf has some. */
@@ -150,11 +149,11 @@ static int read_input(const char *path, struct sink *s, const char **unit)
 		folded = looks_like_text((unsigned char *)raw,
 					 raw_len < HEAD_MAX ? raw_len : HEAD_MAX);
 		if (folded)
-			err = folded__parse(raw, raw_len, add_cb, s, &fst);
+			err = folded__parse(raw, raw_len, 0, add_cb, s, &fst);
 		else
 			err = pprof__read(raw, raw_len, NULL, add_cb, s, &pst);
 	} else if ((folded = looks_like_text((unsigned char *)buf, len))) {
-		err = folded__read(f, buf, len, add_cb, s, &fst);
+		err = folded__read(f, buf, len, 0, add_cb, s, &fst);
 	} else {
 		err = read_rest(f, &buf, &len, &cap);
 		if (!err)

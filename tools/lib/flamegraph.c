@@ -38,6 +38,13 @@ struct fnode {
 	uint64_t before;	/* samples of the "before" profile (diff) */
 };
 
+/* A node's hash slot keeps a tag of the key so that a probe touches the
+ * node array only when it is likely to match. */
+struct nslot {
+	uint32_t id;
+	uint32_t tag;
+};
+
 struct flamegraph {
 	char *arena;
 	size_t arena_len, arena_cap;
@@ -48,7 +55,7 @@ struct flamegraph {
 
 	struct fnode *nodes;	/* nodes[0] is the root */
 	uint32_t n_nodes, nodes_cap;
-	uint32_t *node_ht;
+	struct nslot *node_ht;	/* id 0: empty (the root is never a child) */
 	uint32_t node_ht_cap;
 
 	bool has_before;
@@ -105,7 +112,9 @@ static inline uint64_t hash_pair(uint32_t a, uint32_t b)
 {
 	uint64_t h = ((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ull;
 
-	return h ^ (h >> 31);
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
 }
 
 struct flamegraph *flame__new(void)
@@ -240,17 +249,19 @@ static uint32_t name_intern(struct flamegraph *fg, const char *s, size_t len, ui
 
 static int node_ht_grow(struct flamegraph *fg)
 {
-	uint32_t cap = fg->node_ht_cap * 2, i, *ht;
+	uint32_t cap = fg->node_ht_cap * 2, i;
+	struct nslot *ht;
 
 	ht = calloc(cap, sizeof(*ht));
 	if (!ht)
 		return -ENOMEM;
 	for (i = 1; i < fg->n_nodes; i++) {
-		uint32_t slot = hash_pair(fg->nodes[i].parent, fg->nodes[i].name) & (cap - 1);
+		uint64_t h = hash_pair(fg->nodes[i].parent, fg->nodes[i].name);
+		uint32_t slot = h & (cap - 1);
 
-		while (ht[slot])
+		while (ht[slot].id)
 			slot = (slot + 1) & (cap - 1);
-		ht[slot] = i;
+		ht[slot] = (struct nslot){ i, h >> 32 };
 	}
 	free(fg->node_ht);
 	fg->node_ht = ht;
@@ -261,11 +272,13 @@ static int node_ht_grow(struct flamegraph *fg)
 /* The child of parent named name, created if missing; NONE if out of memory. */
 static uint32_t node_child(struct flamegraph *fg, uint32_t parent, uint32_t name)
 {
-	uint32_t slot = hash_pair(parent, name) & (fg->node_ht_cap - 1), id;
+	uint64_t h = hash_pair(parent, name);
+	uint32_t slot = h & (fg->node_ht_cap - 1), tag = h >> 32, id;
 	struct fnode *p;
 
-	while ((id = fg->node_ht[slot])) {
-		if (fg->nodes[id].parent == parent && fg->nodes[id].name == name)
+	while ((id = fg->node_ht[slot].id)) {
+		if (fg->node_ht[slot].tag == tag && fg->nodes[id].parent == parent &&
+		    fg->nodes[id].name == name)
 			return id;
 		slot = (slot + 1) & (fg->node_ht_cap - 1);
 	}
@@ -285,20 +298,20 @@ static uint32_t node_child(struct flamegraph *fg, uint32_t parent, uint32_t name
 	fg->nodes[id] = (struct fnode){ .name = name, .parent = parent, .child = NONE,
 					.sibling = p->child };
 	p->child = id;
-	fg->node_ht[slot] = id;
+	fg->node_ht[slot] = (struct nslot){ id, tag };
 	if ((uint64_t)fg->n_nodes * 2 > fg->node_ht_cap && node_ht_grow(fg))
 		return NONE;
 	return id;
 }
 
 static int add(struct flamegraph *fg, const char *const *names, const enum frame_kind *kinds,
-	       size_t depth, uint64_t count, bool before)
+	       size_t depth, uint64_t count, size_t shared, bool before)
 {
 	uint32_t cur = 0;
 	size_t i;
 	bool same = true;
 
-	if (!fg || (depth && !names))
+	if (!fg || (depth && !names) || shared > depth || shared > fg->prev_len)
 		return -EINVAL;
 	if (before)
 		fg->has_before = true;
@@ -313,7 +326,14 @@ static int add(struct flamegraph *fg, const char *const *names, const enum frame
 		fg->prev = v;
 		fg->prev_cap = cap;
 	}
-	for (i = 0; i < depth; i++) {
+	for (i = 0; i < shared; i++) {
+		cur = fg->prev[i];
+		if (before)
+			fg->nodes[cur].before += count;
+		else
+			fg->nodes[cur].after += count;
+	}
+	for (i = shared; i < depth; i++) {
 		const char *s = names[i] ? names[i] : "[unknown]";
 		size_t len = strlen(s);
 		uint8_t kind;
@@ -360,13 +380,20 @@ nomem:
 int flame__add_stack(struct flamegraph *fg, const char *const *names,
 		     const enum frame_kind *kinds, size_t depth, uint64_t count)
 {
-	return add(fg, names, kinds, depth, count, false);
+	return add(fg, names, kinds, depth, count, 0, false);
 }
 
 int flame__add_stack_before(struct flamegraph *fg, const char *const *names,
 			    const enum frame_kind *kinds, size_t depth, uint64_t count)
 {
-	return add(fg, names, kinds, depth, count, true);
+	return add(fg, names, kinds, depth, count, 0, true);
+}
+
+int flame__add_stack_shared(struct flamegraph *fg, const char *const *names,
+			    const enum frame_kind *kinds, size_t depth, uint64_t count,
+			    size_t shared, bool before)
+{
+	return add(fg, names, kinds, depth, count, shared, before);
 }
 
 /* ---- reverse: a new tree merged by leaf ---- */
@@ -855,9 +882,19 @@ int flame__write_svg(struct flamegraph *fg_in, FILE *f, const struct flame_opts 
 		L.subtree[fg->nodes[j].parent] += L.subtree[j];
 	L.min_width = o->min_width > 0 ? o->min_width : 0.1;
 	L.scale = fg->nodes[0].after ? (double)(width - 2 * PAD) / (double)fg->nodes[0].after : 0;
-	err = lay_out(fg, &L, 0, 0, 0);
-	if (err)
-		goto cleanup;
+	for (;;) {
+		err = lay_out(fg, &L, 0, 0, 0);
+		if (err)
+			goto cleanup;
+		/* too many frames for a light file: merge wider ones, unless the
+		 * caller chose the width */
+		if (o->min_width > 0 || L.n <= (o->max_frames ? o->max_frames : 30000))
+			break;
+		L.min_width *= 1.25;
+		L.n = 0;
+		L.elided = 0;
+		L.max_depth = 0;
+	}
 	fg_in->drawn = L.n;
 	fg_in->elided = L.elided;
 

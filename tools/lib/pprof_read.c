@@ -355,7 +355,8 @@ int pprof__read(const void *buf, size_t len, const char *value_type, folded_cb c
 			continue;
 		}
 		st->total += (uint64_t)v;
-		err = cb(ctx_, names, kinds, depth, (uint64_t)v);
+		if (v)
+			err = cb(ctx_, names, kinds, depth, (uint64_t)v, 0);
 		if (err)
 			goto cleanup;
 	}

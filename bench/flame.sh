@@ -1,0 +1,68 @@
+#!/bin/sh
+# Benchmark 'sidescope flame' on generated folded stacks: 10,000 and
+# 1,000,000 lines of deep stacks (16 to 64 frames). Prints wall time, peak
+# RSS and SVG size for each; docs/performance.md records the numbers.
+# Usage: sh bench/flame.sh [BUILD_DIR]   (needs cc and GNU time or /proc)
+set -eu
+build=${1:-${SIDESCOPE_BUILD:-build}}
+sidescope=$build/sidescope
+dir=$build/bench/flame
+mkdir -p "$dir"
+
+# The generator walks a call tree the way sorted folded output does: each
+# line keeps a prefix of the previous stack and pushes new frames, so the
+# tree has a few new nodes per line, as real profiles of big services do.
+cat > "$dir/gen.c" <<'GEN'
+#include <stdio.h>
+#include <stdlib.h>
+static unsigned long long s = 88172645463325252ull;
+static unsigned rnd(unsigned n) { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return s % n; }
+int main(int argc, char **argv)
+{
+	long lines = atol(argv[1]), i;
+	unsigned stack[64], depth = 0, keep, want, j;
+	static const char *suffix[] = { "", "", "", "", "_[j]", "_[j]", "_[k]", "_[r]" };
+	for (i = 0; i < lines; i++) {
+		/* pop a few frames, push a few: depth wanders between 16 and 64 */
+		keep = depth ? depth - 1 - rnd(depth < 4 ? depth : 4) : 0;
+		want = keep + 1 + rnd(5);
+		if (want < 16)
+			want = 16 + rnd(8);
+		if (want > 64)
+			want = 48;
+		for (depth = keep; depth < want; depth++)
+			stack[depth] = depth * 131 + rnd(depth < 4 ? 2 : 40);
+		for (j = 0; j < depth; j++)
+			printf("%smod%u::fn%u%s", j ? ";" : "", stack[j] % 97,
+			       stack[j], j < depth - 3 ? "" : suffix[stack[j] & 7]);
+		printf(" %u\n", 1 + rnd(100));
+	}
+	return 0;
+}
+GEN
+cc -O2 -o "$dir/gen" "$dir/gen.c"
+
+peak_rss() { # peak_rss CMD...: run, print "SECONDS KB"
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f '%e %M' -o "$dir/time.out" "$@" && cat "$dir/time.out"
+	else
+		start=$(date +%s.%N)
+		"$@"
+		end=$(date +%s.%N)
+		echo "$start $end" | awk '{ printf "%.2f ?\n", $2 - $1 }'
+	fi
+}
+
+printf '%-10s %10s %8s %10s %10s %10s\n' LINES INPUT_MB TIME_S PEAK_RSS_MB SVG_KB ELIDED
+for n in 10000 1000000; do
+	in=$dir/stacks-$n.folded
+	[ -s "$in" ] || "$dir/gen" "$n" > "$in"
+	out=$dir/flame-$n.svg
+	# warm the page cache so that the time is the tool's, not the disk's
+	cat "$in" > /dev/null
+	set -- $(peak_rss "$sidescope" flame "$in" -o "$out")
+	elided=$(sed -n 's/^<!-- sidescope flame graph: .* \([0-9]*\) frames narrower.*/\1/p' "$out")
+	printf '%-10s %10s %8s %10s %10s %10s\n' "$n" \
+		"$(($(wc -c < "$in") / 1048576))" "$1" "$(($2 / 1024))" \
+		"$(($(wc -c < "$out") / 1024))" "$elided"
+done

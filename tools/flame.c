@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 #include "flamegraph.h"
@@ -178,10 +179,10 @@ static int read_input(const char *path, struct sink *s, const char **unit)
 		if (pst.bad)
 			p_warn("skipped %" PRIu64 " sample%s of %s with unknown locations or "
 			       "negative values", pst.bad, pst.bad == 1 ? "" : "s", name);
-		if (!*unit && strcmp(pst.value_type, "samples") != 0 && pst.value_type[0]) {
+		if (!*unit && strcmp(pst.value_type, "samples") != 0 && pst.value_unit[0]) {
 			static char u[64];
 
-			snprintf(u, sizeof(u), "%s", pst.value_type);
+			snprintf(u, sizeof(u), "%s", pst.value_unit);
 			*unit = u;
 		}
 	}
@@ -235,6 +236,8 @@ int cmd_flame(int argc, char **argv)
 	const char *output = "-", *unit = NULL;
 	struct flamegraph *fg = NULL;
 	struct outfile *out = NULL;
+	FILE *direct;
+	struct stat sb;
 	bool diff = false;
 	uint64_t v;
 	int c, i, err, ret = 1;
@@ -326,6 +329,24 @@ int cmd_flame(int argc, char **argv)
 		p_warn("no samples in BEFORE: every frame grew");
 	fo.count_name = unit;
 
+	/* a device or a pipe (/dev/null, /dev/stdout) is written in place:
+	 * renaming a temporary file over it would replace the device */
+	if (strcmp(output, "-") != 0 && stat(output, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		direct = fopen(output, "w");
+		if (!direct) {
+			p_err("cannot write %s: %s", output, strerror(errno));
+			goto cleanup;
+		}
+		err = flame__write_svg(fg, direct, &fo);
+		if (fclose(direct) && !err)
+			err = -errno;
+		if (err) {
+			p_err("cannot write %s: %s", output, strerror(-err));
+			goto cleanup;
+		}
+		ret = 0;
+		goto cleanup;
+	}
 	out = outfile__open(output);
 	if (!out) {
 		p_err("cannot write %s: %s", output, strerror(errno));

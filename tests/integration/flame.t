@@ -47,6 +47,19 @@ is "$(find "$t" -name '.browser.svg.*' | wc -l)" "0" "no temporary file left"
 is "$(grep -c 'http' "$t/browser.svg")" "$(grep -c 'http://www.w3.org/2000/svg' "$t/browser.svg")" \
 	"self-contained: no link but the SVG namespace"
 
+# a pipe as -o is written into, not replaced by a renamed file
+mkfifo "$t/fifo"
+cat "$t/fifo" > "$t/from-fifo.svg" &
+reader=$!
+on_exit "kill $reader"
+fl "$data/browser.folded" -o "$t/fifo" --title "Browser test" --subtitle "five stacks"
+ok $? "output to a FIFO"
+wait "$reader"
+[ -p "$t/fifo" ]
+ok $? "the FIFO is still a FIFO"
+cmp -s "$t/from-fifo.svg" "$t/browser.svg"
+ok $? "the SVG came through the FIFO"
+
 # pprof and folded inputs of the same profile: the same graph
 fl "$data/same.folded" -o "$t/same-folded.svg" && fl "$data/same.pb.gz" -o "$t/same-pprof.svg"
 ok $? "folded and pprof inputs read"

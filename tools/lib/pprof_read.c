@@ -263,10 +263,14 @@ static int pick_value(const Profile *p, const char *want, struct pprof_read_stat
 		idx = p->n_sample_type - 1;
 	if (idx < 0)
 		idx = 0;	/* no sample types: take the first value */
-	if (st)
+	if (st && (size_t)idx < p->n_sample_type) {
 		snprintf(st->value_type, sizeof(st->value_type), "%s",
-			 (size_t)idx < p->n_sample_type ? str_at(p, p->sample_type[idx]->type) :
-							 "samples");
+			 str_at(p, p->sample_type[idx]->type));
+		snprintf(st->value_unit, sizeof(st->value_unit), "%s",
+			 str_at(p, p->sample_type[idx]->unit));
+	} else if (st) {
+		snprintf(st->value_type, sizeof(st->value_type), "samples");
+	}
 	return idx;
 }
 

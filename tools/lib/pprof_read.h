@@ -16,6 +16,7 @@ struct pprof_read_stats {
 	uint64_t bad;		/* samples skipped: unknown location, negative value */
 	uint64_t total;		/* sum of the chosen value */
 	char value_type[64];	/* the chosen sample type, e.g. "samples" */
+	char value_unit[64];	/* and its unit, e.g. "count", "nanoseconds" */
 };
 
 /* True when buf starts with the gzip magic. */

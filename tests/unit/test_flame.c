@@ -278,6 +278,32 @@ static void test_narrow(void)
 	flame__free(fg);
 }
 
+/* Wide parents move their children into the hash: counts stay exact
+ * across that switch and across the hash's growth. */
+static void test_wide(void)
+{
+	struct flamegraph *fg = flame__new();
+	char name[64], *svg;
+	int i, round;
+
+	for (round = 0; round < 2; round++)
+		for (i = 0; i < 5000; i++) {
+			snprintf(name, sizeof(name), "main;w%d;leaf", (i * 7919) % 5000);
+			add(fg, name, 1 + (i % 3), false);
+			add(fg, "other", 1, false);	/* break shared prefixes */
+		}
+	/* per round: 5000 + (1667 * 0 + 1667 * 1 + 1666 * 2) + 5000 others */
+	is_int(flame__total(fg), 2 * (5000 + 4999 + 5000), "every sample counted");
+	svg = render(fg, &(struct flame_opts){ .min_width = 0.000001 }, NULL);
+	is_int(flame__frames_drawn(fg), 3 + 2 * 5000, "one frame per distinct path");
+	ok(svg && strstr(svg, "<g data-n=\"10000\"><title>other</title>"), "other merged");
+	/* i = 0 gives w0 (count 1); i = 4999 gives w(4999 * 7919 % 5000) = w2081 (count 2) */
+	ok(svg && strstr(svg, "<g data-n=\"2\"><title>w0</title>") &&
+	   strstr(svg, "<g data-n=\"4\"><title>w2081</title>"), "wide children counted exactly");
+	free(svg);
+	flame__free(fg);
+}
+
 static void test_errors(void)
 {
 	struct flamegraph *fg = flame__new();
@@ -306,6 +332,7 @@ int main(void)
 	test_diff();
 	test_reverse_and_colors();
 	test_narrow();
+	test_wide();
 	test_errors();
 	return done_testing();
 }

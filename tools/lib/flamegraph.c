@@ -34,6 +34,7 @@ struct fnode {
 	uint32_t parent;
 	uint32_t child;		/* first child */
 	uint32_t sibling;
+	uint32_t nchild;	/* children; past FANOUT_HASHED they are hashed */
 	uint64_t after;		/* samples: the profile drawn */
 	uint64_t before;	/* samples of the "before" profile (diff) */
 };
@@ -57,6 +58,7 @@ struct flamegraph {
 	uint32_t n_nodes, nodes_cap;
 	struct nslot *node_ht;	/* id 0: empty (the root is never a child) */
 	uint32_t node_ht_cap;
+	uint32_t n_hashed;
 
 	bool has_before;
 	size_t drawn, elided;
@@ -247,6 +249,21 @@ static uint32_t name_intern(struct flamegraph *fg, const char *s, size_t len, ui
 	return id;
 }
 
+/* Most nodes have a few children, found faster by walking the sibling
+ * list than by probing a big hash table; only the children of nodes with
+ * more than this many go into the (parent, name) hash. */
+#define FANOUT_HASHED 8
+
+static void node_ht_put(struct nslot *ht, uint32_t cap, const struct fnode *nd, uint32_t id)
+{
+	uint64_t h = hash_pair(nd->parent, nd->name);
+	uint32_t slot = h & (cap - 1);
+
+	while (ht[slot].id)
+		slot = (slot + 1) & (cap - 1);
+	ht[slot] = (struct nslot){ id, h >> 32 };
+}
+
 static int node_ht_grow(struct flamegraph *fg)
 {
 	uint32_t cap = fg->node_ht_cap * 2, i;
@@ -255,32 +272,53 @@ static int node_ht_grow(struct flamegraph *fg)
 	ht = calloc(cap, sizeof(*ht));
 	if (!ht)
 		return -ENOMEM;
-	for (i = 1; i < fg->n_nodes; i++) {
-		uint64_t h = hash_pair(fg->nodes[i].parent, fg->nodes[i].name);
-		uint32_t slot = h & (cap - 1);
-
-		while (ht[slot].id)
-			slot = (slot + 1) & (cap - 1);
-		ht[slot] = (struct nslot){ i, h >> 32 };
-	}
+	for (i = 1; i < fg->n_nodes; i++)
+		if (fg->nodes[fg->nodes[i].parent].nchild > FANOUT_HASHED)
+			node_ht_put(ht, cap, &fg->nodes[i], i);
 	free(fg->node_ht);
 	fg->node_ht = ht;
 	fg->node_ht_cap = cap;
 	return 0;
 }
 
+/* Hash the n children of a parent that has just become wide (n > 1), or
+ * the one new child id of a wide parent (n == 1). */
+static int node_hash(struct flamegraph *fg, uint32_t parent, uint32_t id, uint32_t n)
+{
+	uint32_t c;
+
+	fg->n_hashed += n;
+	if ((uint64_t)fg->n_hashed * 2 > fg->node_ht_cap)
+		return node_ht_grow(fg);	/* rehashes these too */
+	if (n == 1) {
+		node_ht_put(fg->node_ht, fg->node_ht_cap, &fg->nodes[id], id);
+		return 0;
+	}
+	for (c = fg->nodes[parent].child; c != NONE; c = fg->nodes[c].sibling)
+		node_ht_put(fg->node_ht, fg->node_ht_cap, &fg->nodes[c], c);
+	return 0;
+}
+
 /* The child of parent named name, created if missing; NONE if out of memory. */
 static uint32_t node_child(struct flamegraph *fg, uint32_t parent, uint32_t name)
 {
-	uint64_t h = hash_pair(parent, name);
-	uint32_t slot = h & (fg->node_ht_cap - 1), tag = h >> 32, id;
-	struct fnode *p;
+	struct fnode *p = &fg->nodes[parent];
+	uint32_t id, c;
 
-	while ((id = fg->node_ht[slot].id)) {
-		if (fg->node_ht[slot].tag == tag && fg->nodes[id].parent == parent &&
-		    fg->nodes[id].name == name)
-			return id;
-		slot = (slot + 1) & (fg->node_ht_cap - 1);
+	if (p->nchild <= FANOUT_HASHED) {
+		for (c = p->child; c != NONE; c = fg->nodes[c].sibling)
+			if (fg->nodes[c].name == name)
+				return c;
+	} else {
+		uint64_t h = hash_pair(parent, name);
+		uint32_t slot = h & (fg->node_ht_cap - 1), tag = h >> 32;
+
+		while ((id = fg->node_ht[slot].id)) {
+			if (fg->node_ht[slot].tag == tag && fg->nodes[id].parent == parent &&
+			    fg->nodes[id].name == name)
+				return id;
+			slot = (slot + 1) & (fg->node_ht_cap - 1);
+		}
 	}
 	if (fg->n_nodes == NONE - 1)
 		return NONE;
@@ -298,9 +336,14 @@ static uint32_t node_child(struct flamegraph *fg, uint32_t parent, uint32_t name
 	fg->nodes[id] = (struct fnode){ .name = name, .parent = parent, .child = NONE,
 					.sibling = p->child };
 	p->child = id;
-	fg->node_ht[slot] = (struct nslot){ id, tag };
-	if ((uint64_t)fg->n_nodes * 2 > fg->node_ht_cap && node_ht_grow(fg))
+	p->nchild++;
+	if (p->nchild == FANOUT_HASHED + 1) {
+		/* this parent just became wide: hash all of its children */
+		if (node_hash(fg, parent, id, p->nchild))
+			return NONE;
+	} else if (p->nchild > FANOUT_HASHED && node_hash(fg, parent, id, 1)) {
 		return NONE;
+	}
 	return id;
 }
 

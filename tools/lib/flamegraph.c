@@ -396,6 +396,23 @@ static int add(struct flamegraph *fg, const char *const *names, const enum frame
 			}
 		}
 		same = false;
+		/* a narrow parent's children are compared by name: no hashing */
+		if (fg->nodes[cur].nchild <= FANOUT_HASHED) {
+			uint32_t c;
+
+			for (c = fg->nodes[cur].child; c != NONE; c = fg->nodes[c].sibling) {
+				const struct fname *cn = &fg->names[fg->nodes[c].name];
+
+				if (cn->len == len && cn->kind == kind &&
+				    memcmp(fg->arena + cn->off, s, len) == 0)
+					break;
+			}
+			if (c != NONE) {
+				cur = c;
+				fg->prev[i] = cur;
+				goto count;
+			}
+		}
 		name = name_intern(fg, s, len, kind);
 		if (name == NONE)
 			goto nomem;

@@ -42,27 +42,44 @@ int main(int argc, char **argv)
 GEN
 cc -O2 -o "$dir/gen" "$dir/gen.c"
 
-peak_rss() { # peak_rss CMD...: run, print "SECONDS KB"
-	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f '%e %M' -o "$dir/time.out" "$@" && cat "$dir/time.out"
-	else
-		start=$(date +%s.%N)
-		"$@"
-		end=$(date +%s.%N)
-		echo "$start $end" | awk '{ printf "%.2f ?\n", $2 - $1 }'
-	fi
+# one run: "SECONDS PEAK_RSS_KB"
+run_once() {
+	/usr/bin/time -f '%e %M' -o "$dir/time.out" "$@"
+	cat "$dir/time.out"
 }
 
-printf '%-10s %10s %8s %10s %10s %10s\n' LINES INPUT_MB TIME_S PEAK_RSS_MB SVG_KB ELIDED
+if [ ! -x /usr/bin/time ]; then
+	echo "flame.sh: needs GNU time (/usr/bin/time, Debian package 'time')" >&2
+	exit 1
+fi
+
+# Three runs of each: the machine is shared, so the best and the worst are
+# both reported; the sorted case is what profilers and stackcollapse write,
+# the shuffled one is the worst case (no prefix shared between lines).
+printf '%-18s %8s %7s %7s %8s %7s %9s\n' INPUT LINES MB BEST_S WORST_S RSS_MB SVG_KB
 for n in 10000 1000000; do
 	in=$dir/stacks-$n.folded
 	[ -s "$in" ] || "$dir/gen" "$n" > "$in"
-	out=$dir/flame-$n.svg
-	# warm the page cache so that the time is the tool's, not the disk's
-	cat "$in" > /dev/null
-	set -- $(peak_rss "$sidescope" flame "$in" -o "$out")
-	elided=$(sed -n 's/^<!-- sidescope flame graph: .* \([0-9]*\) frames narrower.*/\1/p' "$out")
-	printf '%-10s %10s %8s %10s %10s %10s\n' "$n" \
-		"$(($(wc -c < "$in") / 1048576))" "$1" "$(($2 / 1024))" \
-		"$(($(wc -c < "$out") / 1024))" "$elided"
+	shuffled=$dir/shuffled-$n.folded
+	[ -s "$shuffled" ] || awk 'BEGIN { srand(1) } { printf "%.8f\t%s\n", rand(), $0 }' "$in" |
+		sort -k1,1 | cut -f2- > "$shuffled"
+	for kind in sorted shuffled; do
+		f=$in
+		[ "$kind" = shuffled ] && f=$shuffled
+		out=$dir/flame-$kind-$n.svg
+		cat "$f" > /dev/null	# page cache: time the tool, not the disk
+		best=; worst=; rss=0
+		for _ in 1 2 3; do
+			read -r s kb <<-EOF
+			$(run_once "$sidescope" flame "$f" -o "$out")
+			EOF
+			best=$(echo "${best:-$s} $s" | awk '{ print ($2 < $1) ? $2 : $1 }')
+			worst=$(echo "${worst:-$s} $s" | awk '{ print ($2 > $1) ? $2 : $1 }')
+			[ "$kb" -gt "$rss" ] && rss=$kb
+		done
+		printf '%-18s %8s %7s %7s %8s %7s %9s\n' "$kind" "$n" \
+			"$(($(wc -c < "$f") / 1048576))" "$best" "$worst" "$((rss / 1024))" \
+			"$(($(wc -c < "$out") / 1024))"
+	done
+	sed -n 's/^<!-- sidescope flame graph: \(.*\) -->$/  \1/p' "$out"
 done

@@ -40,8 +40,9 @@ if [ "${SIDESCOPE_UPDATE_GOLDEN:-0}" = 1 ]; then
 	cp "$t/browser.noscript.svg" "$data/cli.svg"
 fi
 cmp -s "$t/browser.noscript.svg" "$data/cli.svg"
-ok $? "matches the golden file tests/data/flame/cli.svg"
-[ $? -eq 0 ] || diag "$(diff "$data/cli.svg" "$t/browser.noscript.svg" | head -20)"
+rc=$?
+ok "$rc" "matches the golden file tests/data/flame/cli.svg"
+[ "$rc" -eq 0 ] || diag "$(diff "$data/cli.svg" "$t/browser.noscript.svg" | head -20)"
 is "$(stat -c %a "$t/browser.svg")" "640" "output mode 0640"
 is "$(find "$t" -name '.browser.svg.*' | wc -l)" "0" "no temporary file left"
 is "$(grep -c 'http' "$t/browser.svg")" "$(grep -c 'http://www.w3.org/2000/svg' "$t/browser.svg")" \

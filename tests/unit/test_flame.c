@@ -309,7 +309,12 @@ static void test_errors(void)
 	struct flamegraph *fg = flame__new();
 	const char *one[] = { "x" };
 	FILE *full = fopen("/dev/full", "w");
+	char *svg;
 
+	svg = render(fg, NULL, NULL);
+	ok(svg && strstr(svg, "</svg>") && count_str(svg, "<g data-n=") == 1,
+	   "an empty graph is a valid SVG with its root only");
+	free(svg);
 	is_int(flame__add_stack(NULL, one, NULL, 1, 1), -EINVAL, "NULL graph");
 	is_int(flame__add_stack(fg, NULL, NULL, 1, 1), -EINVAL, "NULL names");
 	is_int(flame__add_stack_shared(fg, one, NULL, 1, 1, 1, false), -EINVAL,

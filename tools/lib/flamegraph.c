@@ -521,14 +521,13 @@ cleanup:
 
 /* ---- layout ---- */
 
-static const struct flamegraph *sort_fg;
-
-static int cmp_name_id(const void *a, const void *b)
+static int cmp_name_id(const void *a, const void *b, void *ctx)
 {
-	const struct fname *x = &sort_fg->names[*(const uint32_t *)a];
-	const struct fname *y = &sort_fg->names[*(const uint32_t *)b];
+	const struct flamegraph *fg = ctx;
+	const struct fname *x = &fg->names[*(const uint32_t *)a];
+	const struct fname *y = &fg->names[*(const uint32_t *)b];
 	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(sort_fg->arena + x->off, sort_fg->arena + y->off, n);
+	int c = memcmp(fg->arena + x->off, fg->arena + y->off, n);
 
 	if (c)
 		return c;
@@ -548,19 +547,19 @@ static int rank_names(struct flamegraph *fg)
 		return -ENOMEM;
 	for (i = 0; i < fg->n_names; i++)
 		ids[i] = i;
-	sort_fg = fg;
-	qsort(ids, fg->n_names, sizeof(*ids), cmp_name_id);
+	qsort_r(ids, fg->n_names, sizeof(*ids), cmp_name_id, fg);
 	for (i = 0; i < fg->n_names; i++)
 		fg->names[ids[i]].rank = i;
 	free(ids);
 	return 0;
 }
 
-static int cmp_rank(const void *a, const void *b)
+static int cmp_rank(const void *a, const void *b, void *ctx)
 {
-	const struct fnode *x = &sort_fg->nodes[*(const uint32_t *)a];
-	const struct fnode *y = &sort_fg->nodes[*(const uint32_t *)b];
-	uint32_t rx = sort_fg->names[x->name].rank, ry = sort_fg->names[y->name].rank;
+	const struct flamegraph *fg = ctx;
+	const struct fnode *x = &fg->nodes[*(const uint32_t *)a];
+	const struct fnode *y = &fg->nodes[*(const uint32_t *)b];
+	uint32_t rx = fg->names[x->name].rank, ry = fg->names[y->name].rank;
 
 	return rx < ry ? -1 : rx > ry;
 }
@@ -613,8 +612,8 @@ static int lay_out(const struct flamegraph *fg, struct layout *L, uint32_t id,
 		L->tmp[L->tmp_len++] = c;
 		n++;
 	}
-	sort_fg = fg;
-	qsort(L->tmp + start, n, sizeof(*L->tmp), cmp_rank);
+	if (n > 1)
+		qsort_r(L->tmp + start, n, sizeof(*L->tmp), cmp_rank, (void *)fg);
 	for (i = 0; i < n; i++) {
 		const struct fnode *ch = &fg->nodes[L->tmp[start + i]];
 

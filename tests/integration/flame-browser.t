@@ -19,6 +19,15 @@ ok $? "flame graph written"
 xmllint --noout "$svg"
 ok $? "well-formed XML"
 
+printf 'main;a 50\nmain;b;c 30\nmain;d 20\n' > "$TMPDIR_TEST/before.folded"
+printf 'main;a 80\nmain;b;c 30\nmain;d 10\n' > "$TMPDIR_TEST/after.folded"
+"$SIDESCOPE" flame --diff "$TMPDIR_TEST/before.folded" "$TMPDIR_TEST/after.folded" \
+	-o "$TMPDIR_TEST/diff.svg"
+ok $? "differential flame graph written"
+"$SIDESCOPE" flame --inverted "$SIDESCOPE_SRC/tests/data/flame/browser.folded" \
+	-o "$TMPDIR_TEST/icicle.svg"
+ok $? "icicle graph written"
+
 cat > "$TMPDIR_TEST/check.js" <<'JS'
 'use strict';
 const { chromium } = require('playwright-core');
@@ -104,6 +113,23 @@ async function frameBox(page, name) {
 		await page.keyboard.press('Control+f');
 		matched = await page.locator('#matched').textContent();
 		ok(matched === 'Matched: 30.00%', 'Ctrl-F search: matched %', matched);
+
+		// icicle: the same zoom with the root at the top
+		await page.goto('file://' + svg.replace(/browser\.svg$/, 'icicle.svg'));
+		f = await frameBox(page, 'render');
+		const root = await frameBox(page, 'all');
+		ok(root.box.y < f.box.y, 'icicle: root above its callees');
+		await page.mouse.click(f.box.x + 2, f.box.y + 2);
+		f = await frameBox(page, 'render');
+		ok(Math.abs(f.box.width - (W - 20)) < 0.6, 'icicle: click zooms', f.box);
+
+		// differential: hover tells before, after and delta
+		await page.goto('file://' + svg.replace(/browser\.svg$/, 'diff.svg'));
+		f = await frameBox(page, 'a');
+		await page.mouse.move(f.box.x + 5, f.box.y + 5);
+		const dd = await page.locator('#details').textContent();
+		ok(/before 50, after 80, delta \+30/.test(dd), 'diff hover: before, after, delta', dd);
+		await page.screenshot({ path: shot.replace(/\.png$/, '-diff.png') });
 		ok(errors.length === 0, 'no script errors at all', errors);
 		ok(requests.length === 0, 'no network requests', requests);
 	} finally {

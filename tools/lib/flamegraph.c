@@ -851,13 +851,14 @@ static void write_frame(FILE *f, const struct flamegraph *fg, const struct flame
 	write_num(f, w);
 	fprintf(f, "\" height=\"%d\" fill=\"#%02x%02x%02x\"/>", FRAME_H - 1, rgb[0], rgb[1], rgb[2]);
 	fit = w > 6 ? (size_t)((w - 6) / CHAR_W) : 0;
-	if (fit >= 3) {
+	chars = text_chars(name, len);
+	/* the whole name, or at least two characters and ".." */
+	if (chars <= fit || fit >= 4) {
 		fputs("<text x=\"", f);
 		write_num(f, x + 3);
 		fputs("\" y=\"", f);
 		write_num(f, y + FRAME_H - 4.5);
 		fputs("\">", f);
-		chars = text_chars(name, len);
 		if (chars <= fit) {
 			xml_text(f, name, len, SIZE_MAX);
 		} else {

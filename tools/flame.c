@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "flamegraph.h"
@@ -42,7 +43,8 @@ static void help(void)
 "  -t, --title TEXT      title (default: CPU profile)\n"
 "      --subtitle TEXT   a second line under the title\n"
 "  -w, --width PX        image width in pixels (default: 1200)\n"
-"      --min-width PX    merge frames narrower than PX pixels (default: 0.1)\n"
+"      --min-width PX    merge frames narrower than PX pixels (default: 0.1,\n"
+"                        raised as needed to draw at most 30,000 frames)\n"
 "      --inverted        icicle graph: the root at the top\n"
 "      --reverse         merge stacks by their leaf: callers above callees\n"
 "      --colors SCHEME   kind (by frame kind, default), hash (stable colour\n"
@@ -305,6 +307,8 @@ int cmd_flame(int argc, char **argv)
 		return usage_error("--diff needs two inputs, BEFORE and AFTER");
 	if (fo.normalize && !diff)
 		return usage_error("--normalize only applies to --diff");
+	if (optind == argc && isatty(STDIN_FILENO))
+		return usage_error("no input: name a file, or pipe stacks into stdin");
 
 	fg = flame__new();
 	if (!fg) {

@@ -21,7 +21,7 @@ static const char *strings[] = {
 	"", "samples", "count", "cpu", "nanoseconds",
 	"[kernel.kallsyms]", "/tmp/perf-42.map", "/app/App.dll", "/usr/lib/libc.so.6",
 	"do_syscall_64", "App.Program::Main()", "App.Work::Run()", "memcpy",
-	"inlined_helper", "main", "/app/server",
+	"inlined_helper", "main", "/app/server", "comm", "app", "pid",
 };
 
 /* The same profile as folded stacks (kinds as suffixes). */
@@ -29,7 +29,7 @@ static const char folded_text[] =
 	"main;App.Program::Main()_[j];App.Work::Run()_[r];inlined_helper_[r];memcpy 7\n"
 	"main;App.Program::Main()_[j];do_syscall_64_[k] 3\n"
 	"main;libc.so.6+0x1234 2\n"
-	"main 1\n";
+	"app;main 1\n";
 
 static size_t pack_profile(uint8_t **out)
 {
@@ -39,6 +39,7 @@ static size_t pack_profile(uint8_t **out)
 	static Perftools__Profiles__Location loc[6];
 	static Perftools__Profiles__Line ln[7];
 	static Perftools__Profiles__Sample s[4];
+	static Perftools__Profiles__Label lab[2], *labp[2];
 	static Perftools__Profiles__ValueType *vtp[2];
 	static Perftools__Profiles__Mapping *mp[5];
 	static Perftools__Profiles__Function *fp[6];
@@ -104,6 +105,14 @@ static size_t pack_profile(uint8_t **out)
 	s[1].n_location_id = 3, s[1].location_id = s1, s[1].n_value = 2, s[1].value = v1;
 	s[2].n_location_id = 2, s[2].location_id = s2, s[2].n_value = 2, s[2].value = v2;
 	s[3].n_location_id = 1, s[3].location_id = s3, s[3].n_value = 2, s[3].value = v3;
+	/* the process name as a label: folded stacks carry it as the root */
+	for (i = 0; i < 2; i++) {
+		perftools__profiles__label__init(&lab[i]);
+		labp[i] = &lab[i];
+	}
+	lab[0].key = 18, lab[0].num = 42;	/* pid: a number, ignored */
+	lab[1].key = 16, lab[1].str = 17;	/* comm = app */
+	s[3].n_label = 2, s[3].label = labp;
 	Perftools__Profiles__Sample *sp[4] = { &s[0], &s[1], &s[2], &s[3] };
 
 	p.n_sample_type = 2, p.sample_type = vtp;

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "flamegraph.h"
@@ -41,7 +43,8 @@ static void help(void)
 "  -t, --title TEXT      title (default: CPU profile)\n"
 "      --subtitle TEXT   a second line under the title\n"
 "  -w, --width PX        image width in pixels (default: 1200)\n"
-"      --min-width PX    merge frames narrower than PX pixels (default: 0.1)\n"
+"      --min-width PX    merge frames narrower than PX pixels (default: 0.1,\n"
+"                        raised as needed to draw at most 30,000 frames)\n"
 "      --inverted        icicle graph: the root at the top\n"
 "      --reverse         merge stacks by their leaf: callers above callees\n"
 "      --colors SCHEME   kind (by frame kind, default), hash (stable colour\n"
@@ -66,12 +69,11 @@ struct sink {
 };
 
 static int add_cb(void *ctx, const char *const *names, const enum frame_kind *kinds,
-		  size_t depth, uint64_t count)
+		  size_t depth, uint64_t count, size_t same)
 {
 	struct sink *s = ctx;
 
-	return s->before ? flame__add_stack_before(s->fg, names, kinds, depth, count)
-			 : flame__add_stack(s->fg, names, kinds, depth, count);
+	return flame__add_stack_shared(s->fg, names, kinds, depth, count, same, s->before);
 }
 
 /* Text unless it has bytes no folded file has; any protobuf has some. */
@@ -150,11 +152,11 @@ static int read_input(const char *path, struct sink *s, const char **unit)
 		folded = looks_like_text((unsigned char *)raw,
 					 raw_len < HEAD_MAX ? raw_len : HEAD_MAX);
 		if (folded)
-			err = folded__parse(raw, raw_len, add_cb, s, &fst);
+			err = folded__parse(raw, raw_len, 0, add_cb, s, &fst);
 		else
 			err = pprof__read(raw, raw_len, NULL, add_cb, s, &pst);
 	} else if ((folded = looks_like_text((unsigned char *)buf, len))) {
-		err = folded__read(f, buf, len, add_cb, s, &fst);
+		err = folded__read(f, buf, len, 0, add_cb, s, &fst);
 	} else {
 		err = read_rest(f, &buf, &len, &cap);
 		if (!err)
@@ -179,10 +181,10 @@ static int read_input(const char *path, struct sink *s, const char **unit)
 		if (pst.bad)
 			p_warn("skipped %" PRIu64 " sample%s of %s with unknown locations or "
 			       "negative values", pst.bad, pst.bad == 1 ? "" : "s", name);
-		if (!*unit && strcmp(pst.value_type, "samples") != 0 && pst.value_type[0]) {
+		if (!*unit && strcmp(pst.value_type, "samples") != 0 && pst.value_unit[0]) {
 			static char u[64];
 
-			snprintf(u, sizeof(u), "%s", pst.value_type);
+			snprintf(u, sizeof(u), "%s", pst.value_unit);
 			*unit = u;
 		}
 	}
@@ -236,6 +238,8 @@ int cmd_flame(int argc, char **argv)
 	const char *output = "-", *unit = NULL;
 	struct flamegraph *fg = NULL;
 	struct outfile *out = NULL;
+	FILE *direct;
+	struct stat sb;
 	bool diff = false;
 	uint64_t v;
 	int c, i, err, ret = 1;
@@ -303,6 +307,8 @@ int cmd_flame(int argc, char **argv)
 		return usage_error("--diff needs two inputs, BEFORE and AFTER");
 	if (fo.normalize && !diff)
 		return usage_error("--normalize only applies to --diff");
+	if (optind == argc && isatty(STDIN_FILENO))
+		return usage_error("no input: name a file, or pipe stacks into stdin");
 
 	fg = flame__new();
 	if (!fg) {
@@ -327,6 +333,24 @@ int cmd_flame(int argc, char **argv)
 		p_warn("no samples in BEFORE: every frame grew");
 	fo.count_name = unit;
 
+	/* a device or a pipe (/dev/null, /dev/stdout) is written in place:
+	 * renaming a temporary file over it would replace the device */
+	if (strcmp(output, "-") != 0 && stat(output, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		direct = fopen(output, "w");
+		if (!direct) {
+			p_err("cannot write %s: %s", output, strerror(errno));
+			goto cleanup;
+		}
+		err = flame__write_svg(fg, direct, &fo);
+		if (fclose(direct) && !err)
+			err = -errno;
+		if (err) {
+			p_err("cannot write %s: %s", output, strerror(-err));
+			goto cleanup;
+		}
+		ret = 0;
+		goto cleanup;
+	}
 	out = outfile__open(output);
 	if (!out) {
 		p_err("cannot write %s: %s", output, strerror(errno));

@@ -34,8 +34,16 @@ struct fnode {
 	uint32_t parent;
 	uint32_t child;		/* first child */
 	uint32_t sibling;
+	uint32_t nchild;	/* children; past FANOUT_HASHED they are hashed */
 	uint64_t after;		/* samples: the profile drawn */
 	uint64_t before;	/* samples of the "before" profile (diff) */
+};
+
+/* A node's hash slot keeps a tag of the key so that a probe touches the
+ * node array only when it is likely to match. */
+struct nslot {
+	uint32_t id;
+	uint32_t tag;
 };
 
 struct flamegraph {
@@ -48,8 +56,9 @@ struct flamegraph {
 
 	struct fnode *nodes;	/* nodes[0] is the root */
 	uint32_t n_nodes, nodes_cap;
-	uint32_t *node_ht;
+	struct nslot *node_ht;	/* id 0: empty (the root is never a child) */
 	uint32_t node_ht_cap;
+	uint32_t n_hashed;
 
 	bool has_before;
 	size_t drawn, elided;
@@ -105,7 +114,9 @@ static inline uint64_t hash_pair(uint32_t a, uint32_t b)
 {
 	uint64_t h = ((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ull;
 
-	return h ^ (h >> 31);
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
 }
 
 struct flamegraph *flame__new(void)
@@ -238,36 +249,76 @@ static uint32_t name_intern(struct flamegraph *fg, const char *s, size_t len, ui
 	return id;
 }
 
+/* Most nodes have a few children, found faster by walking the sibling
+ * list than by probing a big hash table; only the children of nodes with
+ * more than this many go into the (parent, name) hash. */
+#define FANOUT_HASHED 8
+
+static void node_ht_put(struct nslot *ht, uint32_t cap, const struct fnode *nd, uint32_t id)
+{
+	uint64_t h = hash_pair(nd->parent, nd->name);
+	uint32_t slot = h & (cap - 1);
+
+	while (ht[slot].id)
+		slot = (slot + 1) & (cap - 1);
+	ht[slot] = (struct nslot){ id, h >> 32 };
+}
+
 static int node_ht_grow(struct flamegraph *fg)
 {
-	uint32_t cap = fg->node_ht_cap * 2, i, *ht;
+	uint32_t cap = fg->node_ht_cap * 2, i;
+	struct nslot *ht;
 
 	ht = calloc(cap, sizeof(*ht));
 	if (!ht)
 		return -ENOMEM;
-	for (i = 1; i < fg->n_nodes; i++) {
-		uint32_t slot = hash_pair(fg->nodes[i].parent, fg->nodes[i].name) & (cap - 1);
-
-		while (ht[slot])
-			slot = (slot + 1) & (cap - 1);
-		ht[slot] = i;
-	}
+	for (i = 1; i < fg->n_nodes; i++)
+		if (fg->nodes[fg->nodes[i].parent].nchild > FANOUT_HASHED)
+			node_ht_put(ht, cap, &fg->nodes[i], i);
 	free(fg->node_ht);
 	fg->node_ht = ht;
 	fg->node_ht_cap = cap;
 	return 0;
 }
 
+/* Hash the n children of a parent that has just become wide (n > 1), or
+ * the one new child id of a wide parent (n == 1). */
+static int node_hash(struct flamegraph *fg, uint32_t parent, uint32_t id, uint32_t n)
+{
+	uint32_t c;
+
+	fg->n_hashed += n;
+	if ((uint64_t)fg->n_hashed * 2 > fg->node_ht_cap)
+		return node_ht_grow(fg);	/* rehashes these too */
+	if (n == 1) {
+		node_ht_put(fg->node_ht, fg->node_ht_cap, &fg->nodes[id], id);
+		return 0;
+	}
+	for (c = fg->nodes[parent].child; c != NONE; c = fg->nodes[c].sibling)
+		node_ht_put(fg->node_ht, fg->node_ht_cap, &fg->nodes[c], c);
+	return 0;
+}
+
 /* The child of parent named name, created if missing; NONE if out of memory. */
 static uint32_t node_child(struct flamegraph *fg, uint32_t parent, uint32_t name)
 {
-	uint32_t slot = hash_pair(parent, name) & (fg->node_ht_cap - 1), id;
-	struct fnode *p;
+	struct fnode *p = &fg->nodes[parent];
+	uint32_t id, c;
 
-	while ((id = fg->node_ht[slot])) {
-		if (fg->nodes[id].parent == parent && fg->nodes[id].name == name)
-			return id;
-		slot = (slot + 1) & (fg->node_ht_cap - 1);
+	if (p->nchild <= FANOUT_HASHED) {
+		for (c = p->child; c != NONE; c = fg->nodes[c].sibling)
+			if (fg->nodes[c].name == name)
+				return c;
+	} else {
+		uint64_t h = hash_pair(parent, name);
+		uint32_t slot = h & (fg->node_ht_cap - 1), tag = h >> 32;
+
+		while ((id = fg->node_ht[slot].id)) {
+			if (fg->node_ht[slot].tag == tag && fg->nodes[id].parent == parent &&
+			    fg->nodes[id].name == name)
+				return id;
+			slot = (slot + 1) & (fg->node_ht_cap - 1);
+		}
 	}
 	if (fg->n_nodes == NONE - 1)
 		return NONE;
@@ -285,20 +336,25 @@ static uint32_t node_child(struct flamegraph *fg, uint32_t parent, uint32_t name
 	fg->nodes[id] = (struct fnode){ .name = name, .parent = parent, .child = NONE,
 					.sibling = p->child };
 	p->child = id;
-	fg->node_ht[slot] = id;
-	if ((uint64_t)fg->n_nodes * 2 > fg->node_ht_cap && node_ht_grow(fg))
+	p->nchild++;
+	if (p->nchild == FANOUT_HASHED + 1) {
+		/* this parent just became wide: hash all of its children */
+		if (node_hash(fg, parent, id, p->nchild))
+			return NONE;
+	} else if (p->nchild > FANOUT_HASHED && node_hash(fg, parent, id, 1)) {
 		return NONE;
+	}
 	return id;
 }
 
 static int add(struct flamegraph *fg, const char *const *names, const enum frame_kind *kinds,
-	       size_t depth, uint64_t count, bool before)
+	       size_t depth, uint64_t count, size_t shared, bool before)
 {
 	uint32_t cur = 0;
 	size_t i;
 	bool same = true;
 
-	if (!fg || (depth && !names))
+	if (!fg || (depth && !names) || shared > depth || shared > fg->prev_len)
 		return -EINVAL;
 	if (before)
 		fg->has_before = true;
@@ -313,7 +369,14 @@ static int add(struct flamegraph *fg, const char *const *names, const enum frame
 		fg->prev = v;
 		fg->prev_cap = cap;
 	}
-	for (i = 0; i < depth; i++) {
+	for (i = 0; i < shared; i++) {
+		cur = fg->prev[i];
+		if (before)
+			fg->nodes[cur].before += count;
+		else
+			fg->nodes[cur].after += count;
+	}
+	for (i = shared; i < depth; i++) {
 		const char *s = names[i] ? names[i] : "[unknown]";
 		size_t len = strlen(s);
 		uint8_t kind;
@@ -333,6 +396,23 @@ static int add(struct flamegraph *fg, const char *const *names, const enum frame
 			}
 		}
 		same = false;
+		/* a narrow parent's children are compared by name: no hashing */
+		if (fg->nodes[cur].nchild <= FANOUT_HASHED) {
+			uint32_t c;
+
+			for (c = fg->nodes[cur].child; c != NONE; c = fg->nodes[c].sibling) {
+				const struct fname *cn = &fg->names[fg->nodes[c].name];
+
+				if (cn->len == len && cn->kind == kind &&
+				    memcmp(fg->arena + cn->off, s, len) == 0)
+					break;
+			}
+			if (c != NONE) {
+				cur = c;
+				fg->prev[i] = cur;
+				goto count;
+			}
+		}
 		name = name_intern(fg, s, len, kind);
 		if (name == NONE)
 			goto nomem;
@@ -360,13 +440,20 @@ nomem:
 int flame__add_stack(struct flamegraph *fg, const char *const *names,
 		     const enum frame_kind *kinds, size_t depth, uint64_t count)
 {
-	return add(fg, names, kinds, depth, count, false);
+	return add(fg, names, kinds, depth, count, 0, false);
 }
 
 int flame__add_stack_before(struct flamegraph *fg, const char *const *names,
 			    const enum frame_kind *kinds, size_t depth, uint64_t count)
 {
-	return add(fg, names, kinds, depth, count, true);
+	return add(fg, names, kinds, depth, count, 0, true);
+}
+
+int flame__add_stack_shared(struct flamegraph *fg, const char *const *names,
+			    const enum frame_kind *kinds, size_t depth, uint64_t count,
+			    size_t shared, bool before)
+{
+	return add(fg, names, kinds, depth, count, shared, before);
 }
 
 /* ---- reverse: a new tree merged by leaf ---- */
@@ -434,14 +521,13 @@ cleanup:
 
 /* ---- layout ---- */
 
-static const struct flamegraph *sort_fg;
-
-static int cmp_name_id(const void *a, const void *b)
+static int cmp_name_id(const void *a, const void *b, void *ctx)
 {
-	const struct fname *x = &sort_fg->names[*(const uint32_t *)a];
-	const struct fname *y = &sort_fg->names[*(const uint32_t *)b];
+	const struct flamegraph *fg = ctx;
+	const struct fname *x = &fg->names[*(const uint32_t *)a];
+	const struct fname *y = &fg->names[*(const uint32_t *)b];
 	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(sort_fg->arena + x->off, sort_fg->arena + y->off, n);
+	int c = memcmp(fg->arena + x->off, fg->arena + y->off, n);
 
 	if (c)
 		return c;
@@ -461,19 +547,19 @@ static int rank_names(struct flamegraph *fg)
 		return -ENOMEM;
 	for (i = 0; i < fg->n_names; i++)
 		ids[i] = i;
-	sort_fg = fg;
-	qsort(ids, fg->n_names, sizeof(*ids), cmp_name_id);
+	qsort_r(ids, fg->n_names, sizeof(*ids), cmp_name_id, fg);
 	for (i = 0; i < fg->n_names; i++)
 		fg->names[ids[i]].rank = i;
 	free(ids);
 	return 0;
 }
 
-static int cmp_rank(const void *a, const void *b)
+static int cmp_rank(const void *a, const void *b, void *ctx)
 {
-	const struct fnode *x = &sort_fg->nodes[*(const uint32_t *)a];
-	const struct fnode *y = &sort_fg->nodes[*(const uint32_t *)b];
-	uint32_t rx = sort_fg->names[x->name].rank, ry = sort_fg->names[y->name].rank;
+	const struct flamegraph *fg = ctx;
+	const struct fnode *x = &fg->nodes[*(const uint32_t *)a];
+	const struct fnode *y = &fg->nodes[*(const uint32_t *)b];
+	uint32_t rx = fg->names[x->name].rank, ry = fg->names[y->name].rank;
 
 	return rx < ry ? -1 : rx > ry;
 }
@@ -526,8 +612,8 @@ static int lay_out(const struct flamegraph *fg, struct layout *L, uint32_t id,
 		L->tmp[L->tmp_len++] = c;
 		n++;
 	}
-	sort_fg = fg;
-	qsort(L->tmp + start, n, sizeof(*L->tmp), cmp_rank);
+	if (n > 1)
+		qsort_r(L->tmp + start, n, sizeof(*L->tmp), cmp_rank, (void *)fg);
 	for (i = 0; i < n; i++) {
 		const struct fnode *ch = &fg->nodes[L->tmp[start + i]];
 
@@ -765,13 +851,14 @@ static void write_frame(FILE *f, const struct flamegraph *fg, const struct flame
 	write_num(f, w);
 	fprintf(f, "\" height=\"%d\" fill=\"#%02x%02x%02x\"/>", FRAME_H - 1, rgb[0], rgb[1], rgb[2]);
 	fit = w > 6 ? (size_t)((w - 6) / CHAR_W) : 0;
-	if (fit >= 3) {
+	chars = text_chars(name, len);
+	/* the whole name, or at least two characters and ".." */
+	if (chars <= fit || fit >= 4) {
 		fputs("<text x=\"", f);
 		write_num(f, x + 3);
 		fputs("\" y=\"", f);
 		write_num(f, y + FRAME_H - 4.5);
 		fputs("\">", f);
-		chars = text_chars(name, len);
 		if (chars <= fit) {
 			xml_text(f, name, len, SIZE_MAX);
 		} else {
@@ -855,9 +942,19 @@ int flame__write_svg(struct flamegraph *fg_in, FILE *f, const struct flame_opts 
 		L.subtree[fg->nodes[j].parent] += L.subtree[j];
 	L.min_width = o->min_width > 0 ? o->min_width : 0.1;
 	L.scale = fg->nodes[0].after ? (double)(width - 2 * PAD) / (double)fg->nodes[0].after : 0;
-	err = lay_out(fg, &L, 0, 0, 0);
-	if (err)
-		goto cleanup;
+	for (;;) {
+		err = lay_out(fg, &L, 0, 0, 0);
+		if (err)
+			goto cleanup;
+		/* too many frames for a light file: merge wider ones, unless the
+		 * caller chose the width */
+		if (o->min_width > 0 || L.n <= (o->max_frames ? o->max_frames : 30000))
+			break;
+		L.min_width *= 1.25;
+		L.n = 0;
+		L.elided = 0;
+		L.max_depth = 0;
+	}
 	fg_in->drawn = L.n;
 	fg_in->elided = L.elided;
 

@@ -22,12 +22,16 @@ struct flame_opts {
 	const char *title;	/* NULL: "CPU profile" */
 	const char *subtitle;	/* NULL: none */
 	unsigned int width;	/* pixels; 0: 1200 */
-	double min_width;	/* pixels; frames narrower are merged; 0: 0.1 */
+	double min_width;	/* pixels; frames narrower are merged; 0: 0.1,
+				 * raised if needed (see max_frames) */
 	bool inverted;		/* icicle: root at the top */
 	bool reverse;		/* merge stacks by leaf */
 	enum flame_colors colors;
 	const char *count_name;	/* "samples" unless set */
 	bool normalize;		/* diff: scale "before" to the "after" total */
+	size_t max_frames;	/* with min_width 0: raise the minimum width from
+				 * 0.1 px until at most this many frames are
+				 * drawn (0: 30000, about 4 MB of SVG) */
 };
 
 struct flamegraph;
@@ -41,6 +45,12 @@ int flame__add_stack(struct flamegraph *fg, const char *const *names,
 /* For differential graphs: the same stacks from the "before" profile. */
 int flame__add_stack_before(struct flamegraph *fg, const char *const *names,
 			    const enum frame_kind *kinds, size_t depth, uint64_t count);
+/* Like flame__add_stack (or _before), for readers of sorted input: the
+ * first `shared` frames are those of the previous call on fg, and their
+ * names[] entries are not read. -EINVAL if there were not that many. */
+int flame__add_stack_shared(struct flamegraph *fg, const char *const *names,
+			    const enum frame_kind *kinds, size_t depth, uint64_t count,
+			    size_t shared, bool before);
 uint64_t flame__total(const struct flamegraph *fg);
 /* Write the SVG. Return 0 or a negative errno (write errors included). */
 int flame__write_svg(struct flamegraph *fg, FILE *out, const struct flame_opts *opts);

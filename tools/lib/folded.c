@@ -11,7 +11,6 @@
 enum frame_kind folded__kind(const char *s, size_t *len)
 {
 	size_t n = *len;
-	const char *plus;
 
 	if (n > 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']') {
 		switch (s[n - 2]) {
@@ -28,15 +27,15 @@ enum frame_kind folded__kind(const char *s, size_t *len)
 	}
 	if (n == 9 && memcmp(s, "[unknown]", 9) == 0)
 		return FRAME_UNKNOWN;
-	/* "module+0x1234": an address nobody could name */
-	plus = n > 3 ? memmem(s, n, "+0x", 3) : NULL;
-	if (plus && plus + 3 < s + n) {
-		const char *p = plus + 3, *end = s + n;
+	/* "module+0x1234": an address nobody could name. Scan back over the
+	 * hex digits: names end in few of them, so this stays cheap. */
+	{
+		const char *p = s + n;
 
-		while (p < end && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') ||
-				   (*p >= 'A' && *p <= 'F')))
-			p++;
-		if (p == end)
+		while (p > s && ((p[-1] >= '0' && p[-1] <= '9') || (p[-1] >= 'a' && p[-1] <= 'f') ||
+				 (p[-1] >= 'A' && p[-1] <= 'F')))
+			p--;
+		if (p < s + n && p - s >= 3 && p[-3] == '+' && p[-2] == '0' && p[-1] == 'x')
 			return FRAME_UNKNOWN;
 	}
 	return FRAME_NATIVE;
@@ -46,6 +45,12 @@ struct frames {
 	const char **names;
 	enum frame_kind *kinds;
 	size_t cap;
+	unsigned int flags;
+	/* the previous stack's text and where each of its frames ends */
+	char *prev;
+	size_t prev_len, prev_cap;
+	size_t *prev_end;
+	size_t prev_depth;
 };
 
 static int frames_grow(struct frames *fr)
@@ -53,6 +58,7 @@ static int frames_grow(struct frames *fr)
 	size_t cap = fr->cap ? fr->cap * 2 : 128;
 	const char **n = realloc(fr->names, cap * sizeof(*n));
 	enum frame_kind *k;
+	size_t *e;
 
 	if (!n)
 		return -ENOMEM;
@@ -61,13 +67,42 @@ static int frames_grow(struct frames *fr)
 	if (!k)
 		return -ENOMEM;
 	fr->kinds = k;
+	e = realloc(fr->prev_end, cap * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	fr->prev_end = e;
 	fr->cap = cap;
 	return 0;
+}
+
+static void frames_free(struct frames *fr)
+{
+	free(fr->names);
+	free(fr->kinds);
+	free(fr->prev);
+	free(fr->prev_end);
 }
 
 static inline bool is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static size_t common_prefix(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+	uint64_t x, y;
+
+	while (i + 8 <= n) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			break;
+		i += 8;
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
 }
 
 /* One line without its newline, NUL-terminated at s[n]. */
@@ -76,7 +111,7 @@ static int parse_line(char *s, size_t n, struct frames *fr, folded_cb cb, void *
 {
 	char *count, *p, *end;
 	uint64_t c;
-	size_t depth = 0;
+	size_t depth = 0, same = 0, slen, common, i;
 	int err;
 
 	st->lines++;
@@ -95,7 +130,36 @@ static int parse_line(char *s, size_t n, struct frames *fr, folded_cb cb, void *
 	while (end > s && is_blank(end[-1]))
 		end--;
 	*end = '\0';
-	for (p = s; p < end;) {
+	slen = end - s;
+
+	/* frames whose text and separator match the previous line are shared */
+	common = common_prefix(s, fr->prev, slen < fr->prev_len ? slen : fr->prev_len);
+	if (common == slen && slen == fr->prev_len) {
+		same = fr->prev_depth;
+	} else {
+		while (same < fr->prev_depth && fr->prev_end[same] < common)
+			same++;
+	}
+	if (same > fr->cap || fr->flags & FOLDED_FULL)
+		same = 0;
+	/* keep this line's text for the next one before cutting it up */
+	if (slen > fr->prev_cap) {
+		size_t cap = slen * 2;
+		char *v = realloc(fr->prev, cap);
+
+		if (!v)
+			return -ENOMEM;
+		fr->prev = v;
+		fr->prev_cap = cap;
+	}
+	memcpy(fr->prev, s, slen);
+	fr->prev_len = slen;
+
+	depth = same;
+	for (i = 0; i < same; i++)
+		fr->names[i] = NULL;
+	p = same ? s + fr->prev_end[same - 1] + 1 : s;
+	while (p < end) {
 		char *semi = memchr(p, ';', end - p);
 		size_t len;
 
@@ -105,18 +169,25 @@ static int parse_line(char *s, size_t n, struct frames *fr, folded_cb cb, void *
 		if (len) {
 			if (depth == fr->cap && (err = frames_grow(fr)))
 				return err;
+			fr->prev_end[depth] = semi - s;
 			fr->kinds[depth] = folded__kind(p, &len);
 			p[len] = '\0';
 			fr->names[depth++] = p;
 		}
 		p = semi + 1;
 	}
+	fr->prev_depth = depth;
 	if (!depth)
 		goto bad;
 	st->stacks++;
 	st->samples += c;
-	return cb(ctx, fr->names, fr->kinds, depth, c);
+	if (!c) {
+		fr->prev_len = fr->prev_depth = 0;	/* the callback did not see it */
+		return 0;
+	}
+	return cb(ctx, fr->names, fr->kinds, depth, c, same);
 bad:
+	fr->prev_len = fr->prev_depth = 0;
 	if (!st->bad)
 		st->first_bad = st->lines;
 	st->bad++;
@@ -146,9 +217,10 @@ static int parse_lines(char *buf, size_t len, bool final, size_t *used, struct f
 	return 0;
 }
 
-int folded__parse(char *buf, size_t len, folded_cb cb, void *ctx, struct folded_stats *st)
+int folded__parse(char *buf, size_t len, unsigned int flags, folded_cb cb, void *ctx,
+		  struct folded_stats *st)
 {
-	struct frames fr = { 0 };
+	struct frames fr = { .flags = flags };
 	struct folded_stats dummy;
 	char *copy = NULL;
 	size_t used;
@@ -169,15 +241,14 @@ int folded__parse(char *buf, size_t len, folded_cb cb, void *ctx, struct folded_
 	}
 	err = parse_lines(buf, len, true, &used, &fr, cb, ctx, st);
 	free(copy);
-	free(fr.names);
-	free(fr.kinds);
+	frames_free(&fr);
 	return err;
 }
 
-int folded__read(FILE *f, const char *head, size_t head_len, folded_cb cb, void *ctx,
-		 struct folded_stats *st)
+int folded__read(FILE *f, const char *head, size_t head_len, unsigned int flags,
+		 folded_cb cb, void *ctx, struct folded_stats *st)
 {
-	struct frames fr = { 0 };
+	struct frames fr = { .flags = flags };
 	struct folded_stats dummy;
 	size_t cap = 1 << 20, len = 0, used, got;
 	char *buf;
@@ -230,7 +301,6 @@ int folded__read(FILE *f, const char *head, size_t head_len, folded_cb cb, void 
 	}
 cleanup:
 	free(buf);
-	free(fr.names);
-	free(fr.kinds);
+	frames_free(&fr);
 	return err;
 }

@@ -22,23 +22,31 @@ struct folded_stats {
 };
 
 /* Called once per stack: names outermost first, valid only during the call.
- * Return 0 to go on, or a negative errno to stop reading with that error. */
+ * The first `same` frames are those of the previous call (a sorted folded
+ * file repeats long prefixes); unless FOLDED_FULL was asked for, their
+ * names are NULL and not even cut out of the line. Stacks with a count of
+ * 0 are not passed. Return 0 to go on, or a negative errno to stop. */
 typedef int (*folded_cb)(void *ctx, const char *const *names,
-			 const enum frame_kind *kinds, size_t depth, uint64_t count);
+			 const enum frame_kind *kinds, size_t depth, uint64_t count,
+			 size_t same);
+
+enum {
+	FOLDED_FULL = 1,	/* every name, even of frames shared with the last call */
+};
 
 /* Kind of one folded frame name of len bytes; *len loses the suffix. */
 enum frame_kind folded__kind(const char *name, size_t *len);
 
 /* Parse len bytes of folded text in buf (modified in place; need not end
  * in a newline). Return 0 or the first negative errno of cb. */
-int folded__parse(char *buf, size_t len, folded_cb cb, void *ctx,
-		  struct folded_stats *st);
+int folded__parse(char *buf, size_t len, unsigned int flags, folded_cb cb,
+		  void *ctx, struct folded_stats *st);
 
 /* Stream folded text: first the head_len bytes at head (already read by a
  * caller that sniffed the format; may be 0), then the rest of f, with
  * memory bounded by the longest line. Return 0, a negative errno of cb,
  * -EIO on a read error or -ENOMEM. */
-int folded__read(FILE *f, const char *head, size_t head_len, folded_cb cb,
-		 void *ctx, struct folded_stats *st);
+int folded__read(FILE *f, const char *head, size_t head_len, unsigned int flags,
+		 folded_cb cb, void *ctx, struct folded_stats *st);
 
 #endif

@@ -263,10 +263,14 @@ static int pick_value(const Profile *p, const char *want, struct pprof_read_stat
 		idx = p->n_sample_type - 1;
 	if (idx < 0)
 		idx = 0;	/* no sample types: take the first value */
-	if (st)
+	if (st && (size_t)idx < p->n_sample_type) {
 		snprintf(st->value_type, sizeof(st->value_type), "%s",
-			 (size_t)idx < p->n_sample_type ? str_at(p, p->sample_type[idx]->type) :
-							 "samples");
+			 str_at(p, p->sample_type[idx]->type));
+		snprintf(st->value_unit, sizeof(st->value_unit), "%s",
+			 str_at(p, p->sample_type[idx]->unit));
+	} else if (st) {
+		snprintf(st->value_type, sizeof(st->value_type), "samples");
+	}
 	return idx;
 }
 
@@ -280,6 +284,7 @@ int pprof__read(const void *buf, size_t len, const char *value_type, folded_cb c
 	const char **names = NULL;
 	enum frame_kind *kinds = NULL;
 	size_t raw_len, cap = 0, i, j, k;
+	int64_t comm = 0;
 	int err = 0, vi;
 
 	if (!st)
@@ -306,6 +311,9 @@ int pprof__read(const void *buf, size_t len, const char *value_type, folded_cb c
 	err = resolve_locations(&c);
 	if (err)
 		goto cleanup;
+	for (i = 1; i < p->n_string_table; i++)
+		if (p->string_table[i] && strcmp(p->string_table[i], "comm") == 0)
+			comm = i;
 	for (i = 0; i < p->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = p->sample[i];
 		size_t depth = 0;
@@ -317,6 +325,26 @@ int pprof__read(const void *buf, size_t len, const char *value_type, folded_cb c
 			continue;
 		}
 		v = s->value[vi];
+		/* the process name, as folded stacks carry it in their first frame */
+		if (comm > 0) {
+			for (j = 0; j < s->n_label; j++)
+				if (s->label[j]->key == comm && s->label[j]->str > 0)
+					break;
+			if (j < s->n_label) {
+				if (!cap) {
+					cap = 64;
+					names = malloc(cap * sizeof(*names));
+					kinds = malloc(cap * sizeof(*kinds));
+					if (!names || !kinds) {
+						err = -ENOMEM;
+						goto cleanup;
+					}
+				}
+				names[0] = str_at(p, s->label[j]->str);
+				kinds[0] = FRAME_NATIVE;
+				depth = 1;
+			}
+		}
 		/* location_id is leaf first; the callback wants the root first */
 		for (j = s->n_location_id; j-- > 0;) {
 			struct loc key = { .id = s->location_id[j] }, *l;
@@ -355,7 +383,8 @@ int pprof__read(const void *buf, size_t len, const char *value_type, folded_cb c
 			continue;
 		}
 		st->total += (uint64_t)v;
-		err = cb(ctx_, names, kinds, depth, (uint64_t)v);
+		if (v)
+			err = cb(ctx_, names, kinds, depth, (uint64_t)v, 0);
 		if (err)
 			goto cleanup;
 	}

@@ -16,6 +16,7 @@ struct pprof_read_stats {
 	uint64_t bad;		/* samples skipped: unknown location, negative value */
 	uint64_t total;		/* sum of the chosen value */
 	char value_type[64];	/* the chosen sample type, e.g. "samples" */
+	char value_unit[64];	/* and its unit, e.g. "count", "nanoseconds" */
 };
 
 /* True when buf starts with the gzip magic. */
@@ -30,7 +31,8 @@ int pprof__gunzip(const void *in, size_t len, char **out, size_t *out_len, size_
 enum frame_kind pprof__mapping_kind(const char *filename);
 
 /* Decode a profile (gzip'd or not) and call cb once per sample with its
- * stack and the value of sample type value_type (NULL: "samples" if the
+ * stack (headed by the sample's "comm" label when it has one, as folded
+ * stacks start with the process name) and the value of sample type value_type (NULL: "samples" if the
  * profile has it, else its default sample type, else the last one).
  * Return 0, -EINVAL (not a profile, or no such sample type), -ENOMEM, or
  * the first negative errno of cb. */

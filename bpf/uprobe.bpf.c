@@ -64,29 +64,34 @@ static __always_inline void stat_add(__u32 probe, __u32 which)
 		*v += 1;
 }
 
-static __always_inline __u64 reg_value(struct pt_regs *ctx, __u8 base)
+/* Registers an expression can start from, indexed by enum up_base. Read
+ * once into an array: a switch over ctx fields lets clang compute a ctx
+ * offset, which the verifier refuses. */
+struct regs {
+	__u64 r[8];
+};
+
+static __always_inline void read_regs(struct pt_regs *ctx, struct regs *rg)
 {
-	switch (base) {
-	case 1: return PT_REGS_PARM1(ctx);
-	case 2: return PT_REGS_PARM2(ctx);
-	case 3: return PT_REGS_PARM3(ctx);
-	case 4: return PT_REGS_PARM4(ctx);
-	case 5: return PT_REGS_PARM5(ctx);
+	rg->r[0] = 0;
+	rg->r[1] = PT_REGS_PARM1(ctx);
+	rg->r[2] = PT_REGS_PARM2(ctx);
+	rg->r[3] = PT_REGS_PARM3(ctx);
+	rg->r[4] = PT_REGS_PARM4(ctx);
+	rg->r[5] = PT_REGS_PARM5(ctx);
 #ifdef PT_REGS_PARM6
-	case 6: return PT_REGS_PARM6(ctx);
+	rg->r[6] = PT_REGS_PARM6(ctx);
 #else
 	/* libbpf 1.1 has no PT_REGS_PARM6; x86-64 passes it in r9 */
-	case 6: return ctx->r9;
+	rg->r[6] = ctx->r9;
 #endif
-	case UP_BASE_RET: return PT_REGS_RC(ctx);
-	default: return 0;
-	}
+	rg->r[7] = PT_REGS_RC(ctx);
 }
 
 /* Evaluate an expression; return 0 or -1 when a dereference faulted. */
-static __noinline int eval_expr(struct pt_regs *ctx, const struct up_expr *e, __u64 *out)
+static __noinline int eval_expr(const struct regs *rg, const struct up_expr *e, __u64 *out)
 {
-	__u64 v = reg_value(ctx, e->base);
+	__u64 v = rg->r[e->base & 7];
 	int i;
 
 	for (i = 0; i < UP_MAX_STEPS; i++) {
@@ -136,13 +141,17 @@ static __always_inline long copy_bytes(__u8 *dst, __u64 src, __u32 n, __u32 *fla
 		return 0;
 	if (n > UP_STR_MAX)
 		n = UP_STR_MAX;
+	/* clang may check a copy and pass the original: make the bound a mask
+	 * on the value the helper gets (the buffer has room for the slack) */
+	barrier_var(n);
+	n &= 2 * UP_STR_MAX - 1;
 	if (bpf_probe_read_user(dst, n, (void *)src) == 0)
 		return n;
 	first = 4096 - (src & 4095);
 	if (first >= n)
 		return -1;
-	if (first > UP_STR_MAX)
-		return -1;
+	barrier_var(first);
+	first &= 2 * UP_STR_MAX - 1;
 	if (bpf_probe_read_user(dst, first, (void *)src) != 0)
 		return -1;
 	*flags |= UP_VF_PARTIAL;
@@ -150,7 +159,7 @@ static __always_inline long copy_bytes(__u8 *dst, __u64 src, __u32 n, __u32 *fla
 }
 
 /* Fetch one string slot into data at *off. */
-static __noinline int fetch_string(struct pt_regs *ctx, const struct up_slot *sl,
+static __noinline int fetch_string(const struct regs *rg, const struct up_slot *sl,
 				   struct up_val *v, __u8 *data, __u32 off)
 {
 	__u32 units = sl->max_units, n;
@@ -168,7 +177,10 @@ static __noinline int fetch_string(struct pt_regs *ctx, const struct up_slot *sl
 	switch (sl->kind) {
 	case UP_KIND_STR:
 		/* +2: a return of units+2 means longer than units bytes */
-		got = bpf_probe_read_user_str(data + off, units + 2, (void *)addr);
+		n = units + 2;
+		barrier_var(n);
+		n &= 2 * UP_STR_MAX - 1;
+		got = bpf_probe_read_user_str(data + off, n, (void *)addr);
 		if (got < 0) {
 			v->flags |= UP_VF_FAULT;
 			return 0;
@@ -184,11 +196,13 @@ static __noinline int fetch_string(struct pt_regs *ctx, const struct up_slot *sl
 		n = (units + 1) * 2;
 		break;
 	case UP_KIND_STR16N:
-		if (eval_expr(ctx, &sl->len, (__u64 *)&v->count)) {
+		if (eval_expr(rg, &sl->len, (__u64 *)&v->count)) {
 			v->flags |= UP_VF_FAULT;
 			return 0;
 		}
-		if (v->count < 0) {
+		/* an int length arrives zero-extended: 2^31 and above is negative
+		 * or absurd either way */
+		if ((__u64)v->count >> 31) {
 			v->flags |= UP_VF_BADLEN;
 			return 0;
 		}
@@ -223,52 +237,83 @@ static __noinline int fetch_string(struct pt_regs *ctx, const struct up_slot *sl
 	return 0;
 }
 
-static __always_inline int run_filter(const struct up_recipe *r, const struct up_event *ev)
+/* Filter evaluation, one operation per bpf_loop step: the callback is
+ * verified once, where an unrolled loop over a value stack would make the
+ * verifier explore every combination. */
+struct fctx {
+	__s64 st[UP_FSTACK];
+	__u32 sp;
+	__u32 probe;
+	__u32 bad;
+};
+
+static long filter_step(__u32 i, void *data)
 {
-	__s64 st[UP_FSTACK] = {};
-	__u32 sp = 0;
-	int i;
+	struct fctx *c = data;
+	const struct up_recipe *r;
+	const struct up_fop *op;
+	struct up_event *ev;
+	__u32 zero = 0, sp = c->sp;
+	__s64 a, b;
 
-	for (i = 0; i < UP_MAX_FOPS; i++) {
-		const struct up_fop *op = &r->fops[i];
-		__s64 a, b;
-
-		if (i >= r->nfops || op->op == UP_FOP_END)
-			break;
-		if (op->op == UP_FOP_SLOT || op->op == UP_FOP_IMM) {
-			if (sp >= UP_FSTACK)
-				return 1;
-			st[sp & (UP_FSTACK - 1)] = op->op == UP_FOP_IMM ? op->imm :
-				(__s64)ev->hdr.vals[op->slot & (UP_MAX_SLOTS - 1)].value;
-			sp++;
-			continue;
-		}
-		if (op->op == UP_FOP_NOT) {
-			if (sp < 1)
-				return 1;
-			st[(sp - 1) & (UP_FSTACK - 1)] = !st[(sp - 1) & (UP_FSTACK - 1)];
-			continue;
-		}
-		if (sp < 2)
+	r = bpf_map_lookup_elem(&recipes, &c->probe);
+	ev = bpf_map_lookup_elem(&scratch, &zero);
+	if (!r || !ev || i >= UP_MAX_FOPS || i >= r->nfops)
+		return 1;
+	barrier_var(i);
+	op = &r->fops[i & (UP_MAX_FOPS - 1)];
+	if (op->op == UP_FOP_END)
+		return 1;
+	if (op->op == UP_FOP_SLOT || op->op == UP_FOP_IMM) {
+		if (sp >= UP_FSTACK) {
+			c->bad = 1;
 			return 1;
-		b = st[(sp - 1) & (UP_FSTACK - 1)];
-		a = st[(sp - 2) & (UP_FSTACK - 1)];
-		sp--;
-		switch (op->op) {
-		case UP_FOP_EQ: a = a == b; break;
-		case UP_FOP_NE: a = a != b; break;
-		case UP_FOP_LT: a = a < b; break;
-		case UP_FOP_LE: a = a <= b; break;
-		case UP_FOP_GT: a = a > b; break;
-		case UP_FOP_GE: a = a >= b; break;
-		case UP_FOP_AND: a = a && b; break;
-		case UP_FOP_OR: a = a || b; break;
-		default: a = 0; break;
 		}
-		st[(sp - 1) & (UP_FSTACK - 1)] = a;
+		c->st[sp & (UP_FSTACK - 1)] = op->op == UP_FOP_IMM ? op->imm :
+			(__s64)ev->hdr.vals[op->slot & (UP_MAX_SLOTS - 1)].value;
+		c->sp = sp + 1;
+		return 0;
 	}
-	/* a malformed program (user space never builds one) lets events through */
-	return sp ? st[(sp - 1) & (UP_FSTACK - 1)] != 0 : 1;
+	if (op->op == UP_FOP_NOT) {
+		if (sp < 1) {
+			c->bad = 1;
+			return 1;
+		}
+		c->st[(sp - 1) & (UP_FSTACK - 1)] = !c->st[(sp - 1) & (UP_FSTACK - 1)];
+		return 0;
+	}
+	if (sp < 2) {
+		c->bad = 1;
+		return 1;
+	}
+	b = c->st[(sp - 1) & (UP_FSTACK - 1)];
+	a = c->st[(sp - 2) & (UP_FSTACK - 1)];
+	switch (op->op) {
+	case UP_FOP_EQ: a = a == b; break;
+	case UP_FOP_NE: a = a != b; break;
+	case UP_FOP_LT: a = a < b; break;
+	case UP_FOP_LE: a = a <= b; break;
+	case UP_FOP_GT: a = a > b; break;
+	case UP_FOP_GE: a = a >= b; break;
+	case UP_FOP_AND: a = a && b; break;
+	case UP_FOP_OR: a = a || b; break;
+	default: a = 0; break;
+	}
+	c->st[(sp - 2) & (UP_FSTACK - 1)] = a;
+	c->sp = sp - 1;
+	return 0;
+}
+
+/* 1: the event passes. A malformed program (user space never builds one)
+ * lets events through rather than hiding them. */
+static __always_inline int run_filter(__u32 probe)
+{
+	struct fctx c = { .probe = probe };
+
+	bpf_loop(UP_MAX_FOPS, filter_step, &c, 0);
+	if (c.bad || c.sp == 0)
+		return 1;
+	return c.st[(c.sp - 1) & (UP_FSTACK - 1)] != 0;
 }
 
 static __always_inline __u32 log2_u64(__u64 v)
@@ -314,6 +359,7 @@ SEC("uprobe")
 int uprobe_hit(struct pt_regs *ctx)
 {
 	struct bpf_pidns_info ns = {};
+	struct regs rg;
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u32 probe = cookie & 0xffff, zero = 0, off = 0, i;
 	const struct up_recipe *r;
@@ -349,6 +395,7 @@ int uprobe_hit(struct pt_regs *ctx)
 	ev = bpf_map_lookup_elem(&scratch, &zero);
 	if (!ev)
 		return 0;
+	read_regs(ctx, &rg);
 
 	/* values first, so that the filter runs before any string copy */
 	for (i = 0; i < UP_MAX_SLOTS; i++) {
@@ -361,10 +408,10 @@ int uprobe_hit(struct pt_regs *ctx)
 		v->len = 0;
 		v->count = 0;
 		v->flags = 0;
-		if (eval_expr(ctx, &r->slots[i].val, &v->value))
+		if (eval_expr(&rg, &r->slots[i].val, &v->value))
 			v->flags = UP_VF_FAULT;
 	}
-	if (r->nfops && !run_filter(r, ev)) {
+	if (r->nfops && !run_filter(probe)) {
 		stat_add(probe, UP_STAT_FILTERED);
 		return 0;
 	}
@@ -377,7 +424,7 @@ int uprobe_hit(struct pt_regs *ctx)
 		if (sl->kind == UP_KIND_INT || (v->flags & UP_VF_FAULT))
 			continue;
 		v->off = off;
-		fetch_string(ctx, sl, v, ev->data, off);
+		fetch_string(&rg, sl, v, ev->data, off);
 		off += v->len;
 		if (off > UP_DATA_MAX)
 			off = UP_DATA_MAX;
@@ -390,9 +437,8 @@ int uprobe_hit(struct pt_regs *ctx)
 	ev->hdr.nslots = r->nslots;
 	ev->hdr.cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(ev->hdr.comm, sizeof(ev->hdr.comm));
-	size = sizeof(ev->hdr) + off;
-	if (size > sizeof(*ev))
-		size = sizeof(*ev);
+	/* off <= UP_DATA_MAX already; the mask is what the verifier can see */
+	size = sizeof(ev->hdr) + (off & (2 * UP_DATA_MAX - 1));
 	ev->hdr.size = size;
 	if (bpf_ringbuf_output(&events, ev, size, 0))
 		stat_add(probe, UP_STAT_LOST);

@@ -8,10 +8,10 @@
 #define UP_MAX_PROBES	64	/* probes in one session */
 #define UP_MAX_SLOTS	8	/* values fetched per hit (args + filter operands) */
 #define UP_MAX_STEPS	4	/* dereferences in one expression */
-#define UP_MAX_FOPS	24	/* filter program length */
+#define UP_MAX_FOPS	32	/* filter program length (a power of 2) */
 #define UP_FSTACK	8	/* filter evaluation stack depth */
 #define UP_STR_MAX	4096	/* bytes copied for one string at most */
-#define UP_DATA_MAX	16384	/* string bytes in one event at most */
+#define UP_DATA_MAX	8192	/* string bytes in one event at most */
 #define UP_MAX_UNITS	2047	/* --max-str ceiling: UTF-16 units (2 bytes each + 1 more) */
 #define UP_HIST_SLOTS	64	/* log2 latency buckets */
 
@@ -117,7 +117,9 @@ struct up_event_hdr {
 
 struct up_event {
 	struct up_event_hdr hdr;
-	__u8 data[UP_DATA_MAX + UP_STR_MAX];
+	/* twice UP_DATA_MAX: room for the last string, and a power of 2 the
+	 * verifier can bound the output size with */
+	__u8 data[2 * UP_DATA_MAX];
 };
 
 /* Per-CPU counters, at index probe * UP_NSTATS + which. */

@@ -386,7 +386,8 @@ static int attach_one(struct uprobe_bpf *skel, struct bpf_link **links, int *nli
 		p_err("cannot attach %s to %s at file offset 0x%llx: %s%s", label, host,
 		      (unsigned long long)off, strerror(-err),
 		      err == -EPERM || err == -EACCES ?
-		      " (needs CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE; run 'doctor')" : "");
+		      " (uprobe perf events need CAP_SYS_ADMIN besides CAP_BPF, CAP_PERFMON"
+		      " and CAP_SYS_PTRACE; run 'doctor')" : "");
 		return err;
 	}
 	links[(*nlinks)++] = l;

@@ -13,6 +13,7 @@
 const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
 const volatile __u32 target_tgid = 0;	/* in the sidecar's namespace; 0: any */
+const volatile __u32 pidns_level = 0;	/* depth of the sidecar's PID namespace */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -355,6 +356,36 @@ static __always_inline void latency_end(__u32 probe)
 		*h += 1;
 }
 
+/* NR of struct pid P in the sidecar's PID namespace, for tasks in a
+ * namespace nested below it (bpf_get_ns_current_pid_tgid only answers for
+ * tasks in exactly that namespace). -1 when P is not visible there. */
+static __always_inline int pid_in_ns(struct pid *p, __u32 *nr)
+{
+	struct upid up;
+
+	if (BPF_CORE_READ(p, level) < pidns_level)
+		return -1;
+	if (bpf_core_read(&up, sizeof(up), &p->numbers[pidns_level & 31]))
+		return -1;
+	if (BPF_CORE_READ(up.ns, ns.inum) != pidns_ino)
+		return -1;
+	*nr = up.nr;
+	return 0;
+}
+
+static __always_inline int current_ns_ids(struct bpf_pidns_info *ns)
+{
+	struct task_struct *t;
+
+	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, ns, sizeof(*ns)) == 0)
+		return 0;
+	t = (struct task_struct *)bpf_get_current_task();
+	if (pid_in_ns(BPF_CORE_READ(t, thread_pid), &ns->pid) ||
+	    pid_in_ns(BPF_CORE_READ(t, group_leader, thread_pid), &ns->tgid))
+		return -1;
+	return 0;
+}
+
 SEC("uprobe")
 int uprobe_hit(struct pt_regs *ctx)
 {
@@ -368,7 +399,7 @@ int uprobe_hit(struct pt_regs *ctx)
 
 	if (probe >= UP_MAX_PROBES)
 		return 0;
-	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns))) {
+	if (current_ns_ids(&ns)) {
 		stat_add(probe, UP_STAT_OUTSIDE);
 		return 0;
 	}

@@ -307,6 +307,7 @@ static int replay(const char *path, struct outfile *of, bool json)
 	uint32_t nspecs = 0, maxstr = 0, i, n;
 	struct upfmt *fmt = NULL;
 	uint64_t events = 0, bad = 0, t0, t1;
+	int64_t rt_off = 0;
 	char magic[8], *buf = NULL;
 	int err = 1;
 	FILE *in;
@@ -318,6 +319,7 @@ static int replay(const char *path, struct outfile *of, bool json)
 	}
 	if (fread(magic, 1, 8, in) != 8 || memcmp(magic, SAVE_MAGIC, 8) ||
 	    fread(&nspecs, 4, 1, in) != 1 || fread(&maxstr, 4, 1, in) != 1 ||
+	    fread(&rt_off, 8, 1, in) != 1 ||
 	    nspecs == 0 || nspecs > UP_MAX_PROBES || maxstr > UP_MAX_UNITS) {
 		p_err("%s: not a sidescope uprobe capture (made with --save)", path);
 		goto cleanup;
@@ -339,7 +341,8 @@ static int replay(const char *path, struct outfile *of, bool json)
 			goto cleanup;
 		}
 	}
-	fmt = upfmt__new(specs, (int)nspecs, json, upfmt__realtime_offset());
+	/* the live session's clock offset: replayed times match the originals */
+	fmt = upfmt__new(specs, (int)nspecs, json, rt_off);
 	if (!fmt)
 		goto cleanup;
 	t0 = now_ns();
@@ -420,6 +423,7 @@ int cmd_uprobe(int argc, char **argv)
 	const char *output = "-", *save_path = NULL, *replay_path = NULL;
 	uint64_t duration = 0, max_str = DEFAULT_MAX_STR, buf_kb = 4096, v, deadline = 0;
 	uint64_t pidns_dev, pidns_ino;
+	int64_t rt_off;
 	bool latency = false;
 	long pid = 0;
 	int c, i, err = 1, nlinks = 0;
@@ -580,6 +584,13 @@ int cmd_uprobe(int argc, char **argv)
 	skel->rodata->pidns_dev = pidns_dev;
 	skel->rodata->pidns_ino = pidns_ino;
 	skel->rodata->target_tgid = (__u32)pid;
+	{
+		struct proc_status self;
+
+		/* NSpid has one field per namespace level, ours last */
+		if (proc__read_status(getpid(), &self) == 0 && self.ns_depth > 0)
+			skel->rodata->pidns_level = (__u32)(self.ns_depth - 1);
+	}
 	if (bpf_map__set_max_entries(skel->maps.events, (__u32)(buf_kb * 1024))) {
 		p_err("cannot size the ring buffer");
 		goto cleanup;
@@ -620,6 +631,7 @@ int cmd_uprobe(int argc, char **argv)
 		goto cleanup;
 	}
 	s.out = outfile__fp(of);
+	rt_off = upfmt__realtime_offset();
 	if (save_path) {
 		uint32_t n = (uint32_t)s.nspecs, m = (uint32_t)max_str;
 
@@ -631,6 +643,7 @@ int cmd_uprobe(int argc, char **argv)
 		fwrite(SAVE_MAGIC, 1, 8, s.save);
 		fwrite(&n, 4, 1, s.save);
 		fwrite(&m, 4, 1, s.save);
+		fwrite(&rt_off, 8, 1, s.save);
 		for (i = 0; i < s.nspecs; i++) {
 			uint32_t l = (uint32_t)strlen(s.specs[i]->text);
 
@@ -638,7 +651,7 @@ int cmd_uprobe(int argc, char **argv)
 			fwrite(s.specs[i]->text, 1, l, s.save);
 		}
 	}
-	s.fmt = upfmt__new(s.specs, s.nspecs, s.json, upfmt__realtime_offset());
+	s.fmt = upfmt__new(s.specs, s.nspecs, s.json, rt_off);
 	if (!s.fmt) {
 		p_err("out of memory");
 		goto cleanup;

@@ -4,6 +4,7 @@
 #define SIDESCOPE_COMMANDS_H
 
 int cmd_ps(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
 int cmd_uprobe(int argc, char **argv);
 
 #endif

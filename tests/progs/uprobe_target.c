@@ -4,11 +4,13 @@
  * called on commands read from stdin (one a line), so tests decide when
  * each call happens without sleeping.
  *   uprobe_target READY_FILE < commands
- * Commands: ints, strings, edge, flood N, floodstr N, quit. */
+ * Commands: ints, strings, edge, flood N, floodstr N, quit. Each done
+ * command is acknowledged on stdout with the time it took. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <uchar.h>
 #include <unistd.h>
 
@@ -122,8 +124,17 @@ static void call_string(const char *utf8, const char16_t *u16)
 	free(d);
 }
 
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 int main(int argc, char **argv)
 {
+	long long t0 = 0;
 	char line[256];
 	FILE *f;
 
@@ -135,6 +146,7 @@ int main(int argc, char **argv)
 	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f))
 		return 1;
 	while (fgets(line, sizeof(line), stdin)) {
+		t0 = now_ns();
 		if (strncmp(line, "ints", 4) == 0) {
 			sink += add_ints(7, -3, 200);
 			sink += add_ints(-1, 1L << 40, 0);
@@ -180,7 +192,9 @@ int main(int argc, char **argv)
 		} else if (strncmp(line, "quit", 4) == 0) {
 			break;
 		}
-		printf("done %s", line);
+		/* the time each command took, for benchmarks */
+		line[strcspn(line, "\n")] = '\0';
+		printf("done %s ns=%lld\n", line, now_ns() - t0);
 		fflush(stdout);
 	}
 	return 0;

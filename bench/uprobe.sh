@@ -55,6 +55,22 @@ run_calls() { # the flood; NS gets its duration
 	NS=$(sed -n 's/^done floodstr .* ns=//p' "$D/target.out")
 }
 
+# bpftrace ends itself when the target exits, unless that very event is
+# lost in its full buffer: then stop it.
+stop_bpftrace() {
+	i=0
+	while kill -0 "$1" 2>/dev/null && [ "$i" -lt 60 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	for sig in INT TERM KILL; do
+		kill -0 "$1" 2>/dev/null || break
+		kill -"$sig" "$1" 2>/dev/null || true
+		sleep 1
+	done
+	wait "$1" || true
+}
+
 per_call() { awk -v t="$1" -v n="$N" 'BEGIN { printf "%.3f", t / n / 1000 }'; }
 added() { awk -v t="$1" -v b="$2" -v n="$N" 'BEGIN { printf "%.2f", (t - b) / n / 1000 }'; }
 
@@ -65,30 +81,36 @@ base=$NS
 
 # 2. bpftrace count()
 start_target
-bpftrace -e "uprobe:$T:flood_str { @calls = count(); }" > "$D/bt.out" 2> "$D/bt.err" &
+# BEGIN fires once the probes are attached; bpftrace ends with the target
+bpftrace -B line -e "BEGIN { printf(\"ready\\n\"); }
+	uprobe:$T:flood_str { @calls = count(); }
+	tracepoint:sched:sched_process_exit /pid == $TPID/ { exit(); }" \
+	> "$D/bt.out" 2> "$D/bt.err" &
 bt=$!
 BG="$BG $bt"
-wait_for_grep "$D/bt.out" "Attaching"
+wait_for_grep "$D/bt.out" "^ready"
 run_calls
 cnt=$NS
-kill -TERM "$bt"
-wait "$bt" || true
+stop_bpftrace "$bt"
 cnt_hits=$(sed -n 's/^@calls: //p' "$D/bt.out")
 
 # 3. bpftrace printing the int and the string bytes (UTF-16 as raw bytes)
 start_target
-bpftrace -e "uprobe:$T:flood_str { printf(\"%d %r\\n\", arg1, buf(arg0 + 12, 30)); }" \
+bpftrace -B line -e "BEGIN { printf(\"ready\\n\"); }
+	uprobe:$T:flood_str { printf(\"%d %r\\n\", arg1, buf(arg0 + 12, 30)); }
+	tracepoint:sched:sched_process_exit /pid == $TPID/ { exit(); }" \
 	> "$D/bt.out" 2> "$D/bt.err" &
 bt=$!
 BG="$BG $bt"
-wait_for_grep "$D/bt.out" "Attaching"
+wait_for_grep "$D/bt.out" "^ready"
 run_calls
 btp=$NS
-kill -TERM "$bt"
-wait "$bt" || true
+stop_bpftrace "$bt"
 btp_printed=$(grep -c '^[0-9]' "$D/bt.out" || true)
+# what bpftrace reports as lost, or (when it could not say) what is missing
 btp_lost=$(cat "$D/bt.out" "$D/bt.err" | sed -n 's/.*Lost \([0-9]*\) events.*/\1/p' |
 	awk '{ s += $1 } END { print s + 0 }')
+[ "$btp_lost" -gt 0 ] || btp_lost=$((N - btp_printed))
 btp_sample=$(grep -m1 '^[0-9]' "$D/bt.out" || true)
 
 # 4. sidescope printing the int and the decoded .NET string

@@ -18,14 +18,28 @@ struct buf {
 	size_t len, cap;
 };
 
+/* A decoded argument. */
+struct dval {
+	const char *s;		/* string (UTF-8, not escaped), or NULL */
+	size_t n;
+	const char *mark;	/* "(null)", "<fault>" ... instead of a string */
+	bool cut;
+	bool partial;
+	int64_t count;		/* length field for counted strings */
+};
+
 struct upfmt {
 	struct probe_spec *const *specs;
 	int nspecs;
 	bool json;
 	int64_t rt_off;
 	struct buf line;
-	char *tmp;		/* decoded string scratch */
-	size_t tmpsz;
+	struct buf text;	/* JSON mode: the formatted text before escaping */
+	char *tmp;		/* decoded strings, one area per argument */
+	size_t tmpsz;		/* size of one area */
+	uint64_t gen;		/* event number: decoded[] is valid for it */
+	uint64_t decoded_gen[PS_MAX_ARGS];
+	struct dval decoded[PS_MAX_ARGS];
 	time_t cached_sec;
 	char cached_hms[16];	/* "HH:MM:SS" */
 	char cached_iso[32];	/* "YYYY-MM-DDTHH:MM:SS" */
@@ -205,7 +219,7 @@ struct upfmt *upfmt__new(struct probe_spec *const *specs, int nspecs, bool json,
 	f->rt_off = realtime_offset_ns;
 	f->cached_sec = -1;
 	f->tmpsz = utf16__utf8_size(UP_STR_MAX);
-	f->tmp = malloc(f->tmpsz);
+	f->tmp = malloc(f->tmpsz * PS_MAX_ARGS);
 	if (!f->tmp) {
 		free(f);
 		errno = ENOMEM;
@@ -219,6 +233,7 @@ void upfmt__free(struct upfmt *f)
 	if (!f)
 		return;
 	free(f->line.p);
+	free(f->text.p);
 	free(f->tmp);
 	free(f);
 }
@@ -243,19 +258,26 @@ static uint64_t cast_u(uint64_t v, char lmod)
 	}
 }
 
-/* A decoded argument. */
-struct dval {
-	const char *s;		/* string (UTF-8, not escaped), or NULL */
-	size_t n;
-	const char *mark;	/* "(null)", "<fault>" ... instead of a string */
-	bool cut;
-	bool partial;
-	int64_t count;		/* length field for counted strings */
-};
 
-/* Decode string slot V into f->tmp. */
-static void decode_str(struct upfmt *f, const struct up_slot *sl, const struct up_val *v,
-		       const uint8_t *data, struct dval *d)
+/* Decode string slot V (argument ARG) into its area of f->tmp. */
+static void decode_str_once(struct upfmt *f, int arg, const struct up_slot *sl,
+			    const struct up_val *v, const uint8_t *data, struct dval *d);
+
+static void decode_str(struct upfmt *f, int arg, const struct up_slot *sl,
+		       const struct up_val *v, const uint8_t *data, struct dval *d)
+{
+	/* text and JSON args both want the string: decode it once per event */
+	if (f->decoded_gen[arg] == f->gen) {
+		*d = f->decoded[arg];
+		return;
+	}
+	decode_str_once(f, arg, sl, v, data, d);
+	f->decoded[arg] = *d;
+	f->decoded_gen[arg] = f->gen;
+}
+
+static void decode_str_once(struct upfmt *f, int arg, const struct up_slot *sl,
+			    const struct up_val *v, const uint8_t *data, struct dval *d)
 {
 	struct utf16_info info;
 	unsigned int fl;
@@ -294,8 +316,9 @@ static void decode_str(struct upfmt *f, const struct up_slot *sl, const struct u
 		fl |= UTF16_STOP_NUL;
 	if (v->flags & UP_VF_CUT)
 		fl |= UTF16_MORE;
-	d->n = utf16__to_utf8(data + v->off, v->len, max, fl, f->tmp, f->tmpsz, &info);
-	d->s = f->tmp;
+	d->n = utf16__to_utf8(data + v->off, v->len, max, fl, f->tmp + arg * f->tmpsz, f->tmpsz,
+			      &info);
+	d->s = f->tmp + arg * f->tmpsz;
 	d->cut = info.cut;
 }
 
@@ -390,7 +413,7 @@ static void format_text(struct upfmt *f, const struct probe_spec *ps,
 				put_int(b, pc, v->value);
 			continue;
 		}
-		decode_str(f, &ps->recipe.slots[pc->arg], v, data, &d);
+		decode_str(f, pc->arg, &ps->recipe.slots[pc->arg], v, data, &d);
 		if (d.mark) {
 			puts_(b, d.mark);
 			continue;
@@ -466,7 +489,7 @@ static void format_json_args(struct upfmt *f, const struct probe_spec *ps,
 		} else {
 			struct dval d;
 
-			decode_str(f, &ps->recipe.slots[i], v, data, &d);
+			decode_str(f, i, &ps->recipe.slots[i], v, data, &d);
 			printf_(b, ",\"address\":\"0x%llx\"", (unsigned long long)v->value);
 			if (ps->args[i].kind == UP_KIND_STR16N || ps->args[i].kind == UP_KIND_DOTNET)
 				if (!(v->flags & (UP_VF_NULL | UP_VF_FAULT)))
@@ -512,8 +535,9 @@ const char *upfmt__line(struct upfmt *f, const void *data, size_t size, size_t *
 		if ((uint64_t)h->vals[i].off + h->vals[i].len > dlen)
 			return NULL;
 	b->len = 0;
+	f->gen++;
 	if (f->json) {
-		struct buf text = { 0 };
+		struct buf *text = &f->text;
 		char comm[17];
 
 		memcpy(comm, h->comm, 16);
@@ -527,11 +551,10 @@ const char *upfmt__line(struct upfmt *f, const void *data, size_t size, size_t *
 		put_json(b, ps->label, strlen(ps->label));
 		printf_(b, ",\"type\":\"%s\"", ps->is_ret ? "return" : "entry");
 		/* the formatted text, then the typed values */
-		text = (struct buf){ 0 };
-		format_text(f, ps, h, sdata, &text, false, &cut);
+		text->len = 0;
+		format_text(f, ps, h, sdata, text, false, &cut);
 		puts_(b, ",\"text\":");
-		put_json(b, text.p ? text.p : "", text.len);
-		free(text.p);
+		put_json(b, text->p ? text->p : "", text->len);
 		format_json_args(f, ps, h, sdata, b);
 		if (cut)
 			puts_(b, ",\"truncated\":true");

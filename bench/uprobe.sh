@@ -83,7 +83,7 @@ base=$NS
 start_target
 # BEGIN fires once the probes are attached; bpftrace ends with the target
 bpftrace -B line -e "BEGIN { printf(\"ready\\n\"); }
-	uprobe:$T:flood_str { @calls = count(); }
+	uprobe:$T:flood_str /pid == $TPID/ { @calls = count(); }
 	tracepoint:sched:sched_process_exit /pid == $TPID/ { exit(); }" \
 	> "$D/bt.out" 2> "$D/bt.err" &
 bt=$!
@@ -97,7 +97,7 @@ cnt_hits=$(sed -n 's/^@calls: //p' "$D/bt.out")
 # 3. bpftrace printing the int and the string bytes (UTF-16 as raw bytes)
 start_target
 bpftrace -B line -e "BEGIN { printf(\"ready\\n\"); }
-	uprobe:$T:flood_str { printf(\"%d %r\\n\", arg1, buf(arg0 + 12, 30)); }
+	uprobe:$T:flood_str /pid == $TPID/ { printf(\"%d %r\\n\", arg1, buf(arg0 + 12, 30)); }
 	tracepoint:sched:sched_process_exit /pid == $TPID/ { exit(); }" \
 	> "$D/bt.out" 2> "$D/bt.err" &
 bt=$!

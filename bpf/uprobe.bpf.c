@@ -14,6 +14,7 @@ const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
 const volatile __u32 target_tgid = 0;	/* in the sidecar's namespace; 0: any */
 const volatile __u32 pidns_level = 0;	/* depth of the sidecar's PID namespace */
+const volatile __u64 wake_bytes = 0;	/* wake the reader once this much is queued */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -471,7 +472,11 @@ int uprobe_hit(struct pt_regs *ctx)
 	/* off <= UP_DATA_MAX already; the mask is what the verifier can see */
 	size = sizeof(ev->hdr) + (off & (2 * UP_DATA_MAX - 1));
 	ev->hdr.size = size;
-	if (bpf_ringbuf_output(&events, ev, size, 0))
+	/* waking the reader for every event costs more than the probe itself
+	 * under load: wake it when enough is queued; it also polls on a timer */
+	if (bpf_ringbuf_output(&events, ev, size,
+			       bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wake_bytes ?
+			       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP))
 		stat_add(probe, UP_STAT_LOST);
 	return 0;
 }

@@ -591,6 +591,8 @@ int cmd_uprobe(int argc, char **argv)
 		if (proc__read_status(getpid(), &self) == 0 && self.ns_depth > 0)
 			skel->rodata->pidns_level = (__u32)(self.ns_depth - 1);
 	}
+	/* an eighth of the buffer queued, or the 50 ms poll timer, wakes us */
+	skel->rodata->wake_bytes = buf_kb * 1024 / 8;
 	if (bpf_map__set_max_entries(skel->maps.events, (__u32)(buf_kb * 1024))) {
 		p_err("cannot size the ring buffer");
 		goto cleanup;
@@ -673,7 +675,7 @@ int cmd_uprobe(int argc, char **argv)
 		       s.nspecs, s.nspecs == 1 ? "" : "s");
 
 	while (!exiting) {
-		c = ring_buffer__poll(rb, 100);
+		c = ring_buffer__poll(rb, 50);
 		if (c < 0 && c != -EINTR) {
 			if (s.write_err)
 				p_err("cannot write output: %s", strerror(s.write_err));

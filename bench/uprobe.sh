@@ -14,7 +14,10 @@ B=${SIDESCOPE_BUILD:-build}
 S="$B/sidescope"
 T="$(cd "$(dirname "$B/tests/progs/uprobe_target")" && pwd)/uprobe_target"
 N=${1:-100000}
-[ -x "$S" ] && [ -x "$T" ] || { echo "uprobe.sh: run 'make' first" >&2; exit 1; }
+if [ ! -x "$S" ] || [ ! -x "$T" ]; then
+	echo "uprobe.sh: run 'make' first" >&2
+	exit 1
+fi
 command -v bpftrace >/dev/null 2>&1 || { echo "uprobe.sh: needs bpftrace" >&2; exit 1; }
 W=$(mktemp -d)
 BG=""

@@ -49,7 +49,7 @@ trace() {
 	_tr=$!
 	on_exit "kill $_tr"
 	wait_for_grep "$ERR" "tracing|error" || diag "tracer did not start"
-	printf "$_cmds" >&3
+	printf '%b' "$_cmds" >&3
 	echo quit >&3
 	exec 3>&-
 	wait "$_tr"
@@ -150,7 +150,11 @@ trace 'ints\n' -o "$TMPDIR_TEST/events.txt" "p:$T:add_ints \"%d\", arg1"
 is "$RC" 0 "-o exits 0"
 is "$(sed 's/.* //' "$TMPDIR_TEST/events.txt" | tr '\n' ' ')" "7 -1 " "-o FILE holds the events"
 is "$(stat -c %a "$TMPDIR_TEST/events.txt")" 640 "-o FILE has mode 0640"
-is "$(ls "$TMPDIR_TEST" | grep -c '^\.events\|events.txt.')" 0 "no temporary file left"
+left=0
+for f in "$TMPDIR_TEST"/.events* "$TMPDIR_TEST"/events.txt.*; do
+	[ -e "$f" ] && left=$((left + 1))
+done
+is "$left" 0 "no temporary file left"
 
 # --- latency: totals equal hits ---
 trace 'flood 200\nstrings\n' --json --latency "p:$T:flood_fn" "r:$T:take_u16z"

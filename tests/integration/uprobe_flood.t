@@ -37,7 +37,7 @@ flood() {
 	_tr=$!
 	on_exit "kill $_tr"
 	wait_for_grep "$ERR" "tracing|error"
-	printf "$_cmds" >&3
+	printf '%b' "$_cmds" >&3
 	echo quit >&3
 	exec 3>&-
 	wait "$_tr"

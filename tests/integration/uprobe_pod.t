@@ -68,7 +68,7 @@ is "$(jq -r 'select(.pid) | "\(.pid) \(.tid)"' "$out" | sort -u)" "$APP $APP" \
 	"events show the pod's PID and TID, not the host's"
 [ "$APP" != "$HOST" ]
 ok $? "pod and host PIDs differ (the check above means something)"
-cat "$err" | grep -v "^sidescope uprobe: \(tracing\|PID\|take_dotnet\|add_ints\|atoi\)" | while read -r l; do diag "$l"; done
+grep -v "^sidescope uprobe: \(tracing\|PID\|take_dotnet\|add_ints\|atoi\)" "$err" | while read -r l; do diag "$l"; done
 
 # from the host's PID namespace the same process has its host PID
 start_app 2

@@ -18,7 +18,7 @@ start_target() {
 	_d="$TMPDIR_TEST/run$RUN"
 	mkdir -p "$_d"
 	mkfifo "$_d/fifo"
-	"$T" "$_d/ready" < "$_d/fifo" > /dev/null &
+	"$T" "$_d/ready" < "$_d/fifo" > "$_d/target.out" &
 	_tp=$!
 	on_exit "kill $_tp"
 	exec 3> "$_d/fifo"
@@ -143,6 +143,22 @@ t0=$(date +%s)
 is "$?" 0 "-d exits 0"
 t1=$(date +%s)
 ok "$([ $((t1 - t0)) -ge 1 ] && [ $((t1 - t0)) -le 3 ]; echo $?)" "-d 1 stops after about a second"
+echo quit >&3
+exec 3>&-
+
+# SIGTERM (what Kubernetes sends) ends a capture cleanly: the -o file has
+# every event that was queued
+start_target
+"$SIDESCOPE" uprobe -p "$TPID" -o "$_d/sig.txt" "p:$T:flood_fn \"%d\", arg1" 2> "$_d/err" &
+tr=$!
+on_exit "kill $tr"
+wait_for_grep "$_d/err" "tracing|error"
+echo "flood 7" >&3
+wait_for_grep "$_d/target.out" "^done flood 7"
+kill -TERM "$tr"
+wait "$tr"
+is "$?" 0 "SIGTERM: exit 0"
+is "$(sed 's/.* //' "$_d/sig.txt" | tr '\n' ' ')" "0 1 2 3 4 5 6 " "SIGTERM: the -o file holds every event"
 echo quit >&3
 exec 3>&-
 

@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* One generic uprobe/uretprobe program for every probe of a session. The
+ * attach cookie names the probe; its fetch recipe (registers, dereference
+ * chains, bounded string copies) comes from a map, so no compiler is needed
+ * at run time. Strings are copied raw; user space decodes them. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "uprobe.h"
+
+const volatile __u64 pidns_dev = 0;
+const volatile __u64 pidns_ino = 0;
+const volatile __u32 target_tgid = 0;	/* in the sidecar's namespace; 0: any */
+const volatile __u32 pidns_level = 0;	/* depth of the sidecar's PID namespace */
+const volatile __u64 wake_bytes = 0;	/* wake the reader once this much is queued */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, UP_MAX_PROBES);
+	__type(key, __u32);
+	__type(value, struct up_recipe);
+} recipes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UP_MAX_PROBES * UP_NSTATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UP_MAX_PROBES * UP_HIST_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} hist SEC(".maps");
+
+/* entry time per (thread, probe) for --latency */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u64);
+} starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct up_event);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);	/* set from user space before load */
+} events SEC(".maps");
+
+static __always_inline void stat_add(__u32 probe, __u32 which)
+{
+	__u32 key = probe * UP_NSTATS + which;
+	__u64 *v = bpf_map_lookup_elem(&stats, &key);
+
+	if (v)
+		*v += 1;
+}
+
+/* Registers an expression can start from, indexed by enum up_base. Read
+ * once into an array: a switch over ctx fields lets clang compute a ctx
+ * offset, which the verifier refuses. */
+struct regs {
+	__u64 r[8];
+};
+
+static __always_inline void read_regs(struct pt_regs *ctx, struct regs *rg)
+{
+	rg->r[0] = 0;
+	rg->r[1] = PT_REGS_PARM1(ctx);
+	rg->r[2] = PT_REGS_PARM2(ctx);
+	rg->r[3] = PT_REGS_PARM3(ctx);
+	rg->r[4] = PT_REGS_PARM4(ctx);
+	rg->r[5] = PT_REGS_PARM5(ctx);
+#ifdef PT_REGS_PARM6
+	rg->r[6] = PT_REGS_PARM6(ctx);
+#else
+	/* libbpf 1.1 has no PT_REGS_PARM6; x86-64 passes it in r9 */
+	rg->r[6] = ctx->r9;
+#endif
+	rg->r[7] = PT_REGS_RC(ctx);
+}
+
+/* Evaluate an expression; return 0 or -1 when a dereference faulted. */
+static __noinline int eval_expr(const struct regs *rg, const struct up_expr *e, __u64 *out)
+{
+	__u64 v = rg->r[e->base & 7];
+	int i;
+
+	for (i = 0; i < UP_MAX_STEPS; i++) {
+		const struct up_step *s = &e->steps[i];
+		__u64 raw = 0;
+		long err;
+
+		if (i >= e->nsteps)
+			break;
+		v += s->add;
+		switch (s->size) {
+		case 1:
+			err = bpf_probe_read_user(&raw, 1, (void *)v);
+			if (s->sign)
+				raw = (__u64)(__s64)(__s8)raw;
+			break;
+		case 2:
+			err = bpf_probe_read_user(&raw, 2, (void *)v);
+			if (s->sign)
+				raw = (__u64)(__s64)(__s16)raw;
+			break;
+		case 4:
+			err = bpf_probe_read_user(&raw, 4, (void *)v);
+			if (s->sign)
+				raw = (__u64)(__s64)(__s32)raw;
+			break;
+		default:
+			err = bpf_probe_read_user(&raw, 8, (void *)v);
+			break;
+		}
+		if (err)
+			return -1;
+		v = raw;
+	}
+	*out = v + e->final_add;
+	return 0;
+}
+
+/* Copy n bytes (n <= UP_STR_MAX) from user address src; when the whole range
+ * is not readable, copy up to the end of the first page. Return the bytes
+ * copied (flags get UP_VF_PARTIAL) or -1 on a fault at the start. */
+static __always_inline long copy_bytes(__u8 *dst, __u64 src, __u32 n, __u32 *flags)
+{
+	__u32 first;
+
+	if (n == 0)
+		return 0;
+	if (n > UP_STR_MAX)
+		n = UP_STR_MAX;
+	/* clang may check a copy and pass the original: make the bound a mask
+	 * on the value the helper gets (the buffer has room for the slack) */
+	barrier_var(n);
+	n &= 2 * UP_STR_MAX - 1;
+	if (bpf_probe_read_user(dst, n, (void *)src) == 0)
+		return n;
+	first = 4096 - (src & 4095);
+	if (first >= n)
+		return -1;
+	barrier_var(first);
+	first &= 2 * UP_STR_MAX - 1;
+	if (bpf_probe_read_user(dst, first, (void *)src) != 0)
+		return -1;
+	*flags |= UP_VF_PARTIAL;
+	return first;
+}
+
+/* Fetch one string slot into data at *off. */
+static __noinline int fetch_string(const struct regs *rg, const struct up_slot *sl,
+				   struct up_val *v, __u8 *data, __u32 off)
+{
+	__u32 units = sl->max_units, n;
+	__u64 addr = v->value;
+	long got;
+	__s32 len32 = 0;
+
+	if (units > UP_MAX_UNITS)
+		units = UP_MAX_UNITS;
+	off &= UP_DATA_MAX - 1;
+	if (addr == 0) {
+		v->flags |= UP_VF_NULL;
+		return 0;
+	}
+	switch (sl->kind) {
+	case UP_KIND_STR:
+		/* +2: a return of units+2 means longer than units bytes */
+		n = units + 2;
+		barrier_var(n);
+		n &= 2 * UP_STR_MAX - 1;
+		got = bpf_probe_read_user_str(data + off, n, (void *)addr);
+		if (got < 0) {
+			v->flags |= UP_VF_FAULT;
+			return 0;
+		}
+		if (got >= units + 2) {
+			v->flags |= UP_VF_CUT;
+			got = units + 1;
+		}
+		v->len = got > 0 ? got - 1 : 0;
+		return 0;
+	case UP_KIND_STR16Z:
+		/* one unit more than the limit tells whether the string is longer */
+		n = (units + 1) * 2;
+		break;
+	case UP_KIND_STR16N:
+		if (eval_expr(rg, &sl->len, (__u64 *)&v->count)) {
+			v->flags |= UP_VF_FAULT;
+			return 0;
+		}
+		/* an int length arrives zero-extended: 2^31 and above is negative
+		 * or absurd either way */
+		if ((__u64)v->count >> 31) {
+			v->flags |= UP_VF_BADLEN;
+			return 0;
+		}
+		if (v->count > units)
+			v->flags |= UP_VF_CUT;
+		n = (v->count > units ? units : v->count) * 2;
+		break;
+	case UP_KIND_DOTNET:
+		if (bpf_probe_read_user(&len32, 4, (void *)(addr + 8))) {
+			v->flags |= UP_VF_FAULT;
+			return 0;
+		}
+		v->count = len32;
+		if (len32 < 0) {
+			v->flags |= UP_VF_BADLEN;
+			return 0;
+		}
+		if (len32 > units)
+			v->flags |= UP_VF_CUT;
+		n = ((__u32)len32 > units ? units : (__u32)len32) * 2;
+		addr += 12;
+		break;
+	default:
+		return 0;
+	}
+	got = copy_bytes(data + off, addr, n, &v->flags);
+	if (got < 0) {
+		v->flags |= UP_VF_FAULT;
+		return 0;
+	}
+	v->len = got;
+	return 0;
+}
+
+/* Filter evaluation, one operation per bpf_loop step: the callback is
+ * verified once, where an unrolled loop over a value stack would make the
+ * verifier explore every combination. */
+struct fctx {
+	__s64 st[UP_FSTACK];
+	__u32 sp;
+	__u32 probe;
+	__u32 bad;
+};
+
+static long filter_step(__u32 i, void *data)
+{
+	struct fctx *c = data;
+	const struct up_recipe *r;
+	const struct up_fop *op;
+	struct up_event *ev;
+	__u32 zero = 0, sp = c->sp;
+	__s64 a, b;
+
+	r = bpf_map_lookup_elem(&recipes, &c->probe);
+	ev = bpf_map_lookup_elem(&scratch, &zero);
+	if (!r || !ev || i >= UP_MAX_FOPS || i >= r->nfops)
+		return 1;
+	barrier_var(i);
+	op = &r->fops[i & (UP_MAX_FOPS - 1)];
+	if (op->op == UP_FOP_END)
+		return 1;
+	if (op->op == UP_FOP_SLOT || op->op == UP_FOP_IMM) {
+		if (sp >= UP_FSTACK) {
+			c->bad = 1;
+			return 1;
+		}
+		c->st[sp & (UP_FSTACK - 1)] = op->op == UP_FOP_IMM ? op->imm :
+			(__s64)ev->hdr.vals[op->slot & (UP_MAX_SLOTS - 1)].value;
+		c->sp = sp + 1;
+		return 0;
+	}
+	if (op->op == UP_FOP_NOT) {
+		if (sp < 1) {
+			c->bad = 1;
+			return 1;
+		}
+		c->st[(sp - 1) & (UP_FSTACK - 1)] = !c->st[(sp - 1) & (UP_FSTACK - 1)];
+		return 0;
+	}
+	if (sp < 2) {
+		c->bad = 1;
+		return 1;
+	}
+	b = c->st[(sp - 1) & (UP_FSTACK - 1)];
+	a = c->st[(sp - 2) & (UP_FSTACK - 1)];
+	switch (op->op) {
+	case UP_FOP_EQ: a = a == b; break;
+	case UP_FOP_NE: a = a != b; break;
+	case UP_FOP_LT: a = a < b; break;
+	case UP_FOP_LE: a = a <= b; break;
+	case UP_FOP_GT: a = a > b; break;
+	case UP_FOP_GE: a = a >= b; break;
+	case UP_FOP_AND: a = a && b; break;
+	case UP_FOP_OR: a = a || b; break;
+	default: a = 0; break;
+	}
+	c->st[(sp - 2) & (UP_FSTACK - 1)] = a;
+	c->sp = sp - 1;
+	return 0;
+}
+
+/* 1: the event passes. A malformed program (user space never builds one)
+ * lets events through rather than hiding them. */
+static __always_inline int run_filter(__u32 probe)
+{
+	struct fctx c = { .probe = probe };
+
+	bpf_loop(UP_MAX_FOPS, filter_step, &c, 0);
+	if (c.bad || c.sp == 0)
+		return 1;
+	return c.st[(c.sp - 1) & (UP_FSTACK - 1)] != 0;
+}
+
+static __always_inline __u32 log2_u64(__u64 v)
+{
+	__u32 r = 0;
+
+	if (v >> 32) { v >>= 32; r += 32; }
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8) { v >>= 8; r += 8; }
+	if (v >> 4) { v >>= 4; r += 4; }
+	if (v >> 2) { v >>= 2; r += 2; }
+	if (v >> 1) { r += 1; }
+	return r;
+}
+
+static __always_inline void latency_start(__u32 probe)
+{
+	__u64 key = (bpf_get_current_pid_tgid() << 8) | probe;
+	__u64 ts = bpf_ktime_get_ns();
+
+	bpf_map_update_elem(&starts, &key, &ts, BPF_ANY);
+}
+
+static __always_inline void latency_end(__u32 probe)
+{
+	__u64 key = (bpf_get_current_pid_tgid() << 8) | probe;
+	__u64 *ts = bpf_map_lookup_elem(&starts, &key);
+	__u64 d;
+	__u32 slot;
+	__u64 *h;
+
+	if (!ts)
+		return;
+	d = bpf_ktime_get_ns() - *ts;
+	bpf_map_delete_elem(&starts, &key);
+	slot = probe * UP_HIST_SLOTS + log2_u64(d);
+	h = bpf_map_lookup_elem(&hist, &slot);
+	if (h)
+		*h += 1;
+}
+
+/* NR of struct pid P in the sidecar's PID namespace, for tasks in a
+ * namespace nested below it (bpf_get_ns_current_pid_tgid only answers for
+ * tasks in exactly that namespace). -1 when P is not visible there. */
+static __always_inline int pid_in_ns(struct pid *p, __u32 *nr)
+{
+	struct upid up;
+
+	if (BPF_CORE_READ(p, level) < pidns_level)
+		return -1;
+	if (bpf_core_read(&up, sizeof(up), &p->numbers[pidns_level & 31]))
+		return -1;
+	if (BPF_CORE_READ(up.ns, ns.inum) != pidns_ino)
+		return -1;
+	*nr = up.nr;
+	return 0;
+}
+
+static __always_inline int current_ns_ids(struct bpf_pidns_info *ns)
+{
+	struct task_struct *t;
+
+	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, ns, sizeof(*ns)) == 0)
+		return 0;
+	t = (struct task_struct *)bpf_get_current_task();
+	if (pid_in_ns(BPF_CORE_READ(t, thread_pid), &ns->pid) ||
+	    pid_in_ns(BPF_CORE_READ(t, group_leader, thread_pid), &ns->tgid))
+		return -1;
+	return 0;
+}
+
+SEC("uprobe")
+int uprobe_hit(struct pt_regs *ctx)
+{
+	struct bpf_pidns_info ns = {};
+	struct regs rg;
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 probe = cookie & 0xffff, zero = 0, off = 0, i;
+	const struct up_recipe *r;
+	struct up_event *ev;
+	__u32 size;
+
+	if (probe >= UP_MAX_PROBES)
+		return 0;
+	if (current_ns_ids(&ns)) {
+		stat_add(probe, UP_STAT_OUTSIDE);
+		return 0;
+	}
+	if (target_tgid && ns.tgid != target_tgid)
+		return 0;
+	if (cookie & UP_COOKIE_LAT_ENTRY) {
+		latency_start(probe);
+		return 0;
+	}
+	if (cookie & UP_COOKIE_LAT_RET) {
+		latency_end(probe);
+		return 0;
+	}
+	r = bpf_map_lookup_elem(&recipes, &probe);
+	if (!r)
+		return 0;
+	stat_add(probe, UP_STAT_HITS);
+	if (r->latency) {
+		if (r->is_ret)
+			latency_end(probe);
+		else
+			latency_start(probe);
+	}
+	ev = bpf_map_lookup_elem(&scratch, &zero);
+	if (!ev)
+		return 0;
+	read_regs(ctx, &rg);
+
+	/* values first, so that the filter runs before any string copy */
+	for (i = 0; i < UP_MAX_SLOTS; i++) {
+		struct up_val *v = &ev->hdr.vals[i];
+
+		if (i >= r->nslots)
+			break;
+		v->value = 0;
+		v->off = 0;
+		v->len = 0;
+		v->count = 0;
+		v->flags = 0;
+		if (eval_expr(&rg, &r->slots[i].val, &v->value))
+			v->flags = UP_VF_FAULT;
+	}
+	if (r->nfops && !run_filter(probe)) {
+		stat_add(probe, UP_STAT_FILTERED);
+		return 0;
+	}
+	for (i = 0; i < UP_MAX_SLOTS; i++) {
+		const struct up_slot *sl = &r->slots[i];
+		struct up_val *v = &ev->hdr.vals[i];
+
+		if (i >= r->nslots)
+			break;
+		if (sl->kind == UP_KIND_INT || (v->flags & UP_VF_FAULT))
+			continue;
+		v->off = off;
+		fetch_string(&rg, sl, v, ev->data, off);
+		off += v->len;
+		if (off > UP_DATA_MAX)
+			off = UP_DATA_MAX;
+	}
+
+	ev->hdr.ts = bpf_ktime_get_ns();
+	ev->hdr.pid = ns.tgid;
+	ev->hdr.tid = ns.pid;
+	ev->hdr.probe = probe;
+	ev->hdr.nslots = r->nslots;
+	ev->hdr.cpu = bpf_get_smp_processor_id();
+	bpf_get_current_comm(ev->hdr.comm, sizeof(ev->hdr.comm));
+	/* off <= UP_DATA_MAX already; the mask is what the verifier can see */
+	size = sizeof(ev->hdr) + (off & (2 * UP_DATA_MAX - 1));
+	ev->hdr.size = size;
+	/* waking the reader for every event costs more than the probe itself
+	 * under load: wake it when enough is queued; it also polls on a timer */
+	if (bpf_ringbuf_output(&events, ev, size,
+			       bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wake_bytes ?
+			       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP))
+		stat_add(probe, UP_STAT_LOST);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

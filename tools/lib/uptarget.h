@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Where a uprobe goes: BINARY of a probe spec -> a path this process can
+ * open (through /proc/PID/root with -p), SYMBOL -> a file offset (ELF
+ * symbols through elfsym; PE images through a pluggable resolver for .NET
+ * ReadyToRun method names). Messages for the user go into MSG. */
+#ifndef SIDESCOPE_UPTARGET_H
+#define SIDESCOPE_UPTARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Resolver for PE images (.dll/.exe): map METHOD (e.g.
+ * "SampleApp.EchoProvider.Echo") in the file at PATH (host-visible) to the
+ * file offset of its native code. Return 0, -ENOENT (no such method),
+ * -EEXIST (several match: list them in MSG), -ENOEXEC (no native code,
+ * e.g. not ReadyToRun) or another negative errno, with a message in MSG. */
+typedef int (*uptarget_pe_resolver_fn)(const char *path, const char *method,
+				       uint64_t *file_offset, char *msg, size_t msgsize);
+
+/* Install the PE resolver (NULL: none; method names in PE files then fail
+ * with a hint to give a file offset). */
+void uptarget__set_pe_resolver(uptarget_pe_resolver_fn fn);
+
+/* Resolve BINARY (absolute path or library short name such as "c", "ssl")
+ * into HOST, a path this process can open. With PID > 0 paths are taken in
+ * the target's mount namespace (/proc/PID/root/...) and short names among
+ * the files it has mapped; without, short names are searched in the
+ * standard library directories. Return 0, -ENOENT or -EINVAL. */
+int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size,
+		     char *msg, size_t msgsize);
+
+/* Resolve SYMBOL in the file HOST to a file offset. DEBUG_ROOT is "" or
+ * "/proc/PID/root" (for separate debug files). Return 0, -ENOENT (file),
+ * -ESRCH (no such symbol), -EEXIST (ambiguous), -ENOEXEC (not ELF, or PE
+ * without resolver) or another negative errno. */
+int uptarget__symbol(const char *host, const char *debug_root, const char *symbol,
+		     uint64_t *file_offset, char *msg, size_t msgsize);
+
+/* Whether the file starts like a PE image ("MZ"). */
+int uptarget__is_pe(const char *path);
+
+#endif

@@ -18,6 +18,7 @@ struct cmd {
 
 static const struct cmd cmds[] = {
 	{ "ps", cmd_ps, "list the processes in the pod and what can be traced in each" },
+	{ "ctf", cmd_ctf, "summarize LTTng CTF traces or convert them for Perfetto" },
 };
 
 static void usage(FILE *f)

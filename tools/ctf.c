@@ -39,7 +39,7 @@ struct field_ref {
 /* One per event class (several classes can share a name: one per trace). */
 struct ev_stat {
 	const bt_event_class *cls;
-	const char *name;	/* owned by the class */
+	char *name;		/* a copy: the classes die with the graph */
 	char *base;		/* begin/end pairs: the name without its suffix */
 	enum ev_kind kind;
 	uint64_t count, first, last;
@@ -317,9 +317,9 @@ static struct ev_stat *ev_lookup(struct ctf_ctx *c, const bt_event_class *cls)
 			goto found;
 	e = &c->ev[i];
 	e->cls = cls;
-	e->name = bt_event_class_get_name(cls);
+	e->name = strdup(bt_event_class_get_name(cls) ? bt_event_class_get_name(cls) : "(unnamed)");
 	if (!e->name)
-		e->name = "(unnamed)";
+		return NULL;
 	e->kind = classify(e->name, &e->base);
 	e->first = UINT64_MAX;
 	cc = bt_stream_class_borrow_event_common_context_field_class_const(
@@ -1221,8 +1221,10 @@ static void ctx_free(struct ctf_ctx *c)
 {
 	size_t i, j;
 
-	for (i = 0; i < c->ev_cap; i++)
+	for (i = 0; i < c->ev_cap; i++) {
+		free(c->ev[i].name);
 		free(c->ev[i].base);
+	}
 	free(c->ev);
 	for (i = 0; i < c->th_cap; i++) {
 		for (j = 0; j < c->th[i].n_open; j++)

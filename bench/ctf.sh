@@ -10,7 +10,8 @@
 #   floor:  babeltrace2 -o dummy TRACE        (decoding only)
 #   ours:   sidescope ctf summary TRACE
 #   text:   babeltrace2 TRACE | cut -d' ' -f4 | sort | uniq -c
-# Needs root, lttng-tools, babeltrace2 and 'make' done.
+# Needs root, lttng-tools, babeltrace2 and 'make' done. CTF_APP_FLAGS
+# (default -f: flood, long payloads) goes to lttng_app.
 #
 # EXAMPLES:
 #   sudo sh bench/ctf.sh                     # 2,000,000 events
@@ -22,7 +23,10 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build=${SIDESCOPE_BUILD:-$src/build}
 sidescope=$build/sidescope
 app=$build/tests/progs/lttng_app
-[ -x "$sidescope" ] && [ -x "$app" ] || { echo "bench/ctf.sh: run 'make' first" >&2; exit 1; }
+if [ ! -x "$sidescope" ] || [ ! -x "$app" ]; then
+	echo "bench/ctf.sh: run 'make' first" >&2
+	exit 1
+fi
 for c in lttng lttng-sessiond babeltrace2 unshare; do
 	command -v "$c" >/dev/null 2>&1 || { echo "bench/ctf.sh: needs $c" >&2; exit 1; }
 done
@@ -36,13 +40,13 @@ if ! find "$trace" -name metadata 2>/dev/null | grep -q .; then
 	echo "recording $((rounds * 6)) events into $trace ..." >&2
 	# shellcheck disable=SC2016
 	unshare --mount --propagation private sh -eu -c '
-		trace=$1 app=$2 rounds=$3
+		trace=$1 app=$2 rounds=$3 flags=$4
 		mount -t tmpfs tmpfs /var/run/lttng
 		mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 		lttng-sessiond --daemonize --no-kernel
 		d=$(cat /var/run/lttng/lttng-sessiond.pid)
 		trap "kill $d" EXIT
-		LTTNG_UST_ALLOW_BLOCKING=1 "$app" -r "$trace.ready" -g "$trace.go" -n "$rounds" -f &
+		LTTNG_UST_ALLOW_BLOCKING=1 "$app" -r "$trace.ready" -g "$trace.go" -n "$rounds" $flags &
 		a=$!
 		trap "kill $a; kill $d" EXIT
 		while ! lttng list -u 2>/dev/null | grep -q "^PID: $a "; do sleep 0.1; done
@@ -56,7 +60,7 @@ if ! find "$trace" -name metadata 2>/dev/null | grep -q .; then
 		lttng stop >/dev/null
 		lttng destroy >/dev/null
 		rm -f "$trace.ready" "$trace.ready.done" "$trace.go"
-	' sh "$trace" "$app" "$rounds"
+	' sh "$trace" "$app" "$rounds" "${CTF_APP_FLAGS--f}"
 fi
 
 n=$("$sidescope" ctf summary "$trace" --json | sed -n 's/^[^}]*"discarded_packets_records":[0-9]*,"events":\([0-9]*\).*/\1/p')

@@ -147,6 +147,7 @@ is "$?" 0 "capture ended"
 out=$(cat "$T/b.out")
 diag "$out"
 d=$(printf '%s\n' "$out" | sed -n 's/^discarded events: //p')
+diag "$(cat "$T/b.err")"
 ok "$([ "$d" -gt 0 ] 2>/dev/null; echo $?)" "the script reports discarded events ($d)"
 like "$(cat "$T/b.err")" "EVENTS WERE DISCARDED" "the script warns loudly"
 text=$("$SIDESCOPE" ctf summary "$T/b" 2>"$T/b.sum.err")

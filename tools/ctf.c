@@ -21,12 +21,12 @@
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "ctfpair.h"
 #include "log.h"
 #include "outfile.h"
 #include "util.h"
 
 enum mode { MODE_SUMMARY, MODE_CHROME };
-enum ev_kind { KIND_INSTANT, KIND_BEGIN, KIND_END };
 
 /* Where a named field lives in an event. */
 enum field_scope { SCOPE_NONE, SCOPE_PAYLOAD, SCOPE_SPEC_CTX, SCOPE_COMMON_CTX };
@@ -41,7 +41,7 @@ struct ev_stat {
 	const bt_event_class *cls;
 	char *name;		/* a copy: the classes die with the graph */
 	char *base;		/* begin/end pairs: the name without its suffix */
-	enum ev_kind kind;
+	int kind;		/* enum ctfpair_kind */
 	uint64_t count, first, last;
 	int64_t ctx_vpid, ctx_vtid, ctx_procname;	/* common context index or -1 */
 	struct field_ref by;
@@ -240,43 +240,6 @@ static int64_t member_index(const bt_field_class *fc, const char *name)
 	return -1;
 }
 
-/* Begin/end pairs: CamelCase "Start"/"Begin"/"Stop"/"End", or the same words
- * in any case after '_' or ':', optionally followed by a version "_V<n>". */
-static enum ev_kind classify(const char *name, char **base)
-{
-	static const struct { const char *w; enum ev_kind k; } words[] = {
-		{ "start", KIND_BEGIN }, { "begin", KIND_BEGIN },
-		{ "stop", KIND_END }, { "end", KIND_END },
-	};
-	size_t len = strlen(name), i, wl, blen;
-	const char *v;
-
-	*base = NULL;
-	/* strip "_V<digits>" */
-	v = name + len;
-	while (v > name && v[-1] >= '0' && v[-1] <= '9')
-		v--;
-	if (v < name + len && v - name >= 2 && v[-1] == 'V' && v[-2] == '_')
-		len = (size_t)(v - name) - 2;
-	for (i = 0; i < ARRAY_SIZE(words); i++) {
-		wl = strlen(words[i].w);
-		if (len <= wl || strncasecmp(name + len - wl, words[i].w, wl) != 0)
-			continue;
-		blen = len - wl;
-		if (name[blen - 1] == '_' || name[blen - 1] == ':') {
-			blen--;
-		} else if (!(name[blen] >= 'A' && name[blen] <= 'Z' &&
-			     strncmp(name + blen + 1, words[i].w + 1, wl - 1) == 0)) {
-			continue;
-		}
-		if (blen == 0)
-			continue;
-		*base = strndup(name, blen);
-		return *base ? words[i].k : KIND_INSTANT;
-	}
-	return KIND_INSTANT;
-}
-
 static void resolve_by(struct ctf_ctx *c, struct ev_stat *e)
 {
 	int64_t i;
@@ -320,7 +283,9 @@ static struct ev_stat *ev_lookup(struct ctf_ctx *c, const bt_event_class *cls)
 	e->name = strdup(bt_event_class_get_name(cls) ? bt_event_class_get_name(cls) : "(unnamed)");
 	if (!e->name)
 		return NULL;
-	e->kind = classify(e->name, &e->base);
+	e->kind = ctfpair__classify(e->name, &e->base);
+	if (e->kind < 0)
+		return NULL;
 	e->first = UINT64_MAX;
 	cc = bt_stream_class_borrow_event_common_context_field_class_const(
 		bt_event_class_borrow_stream_class_const(cls));
@@ -598,7 +563,7 @@ static int chrome_event(struct ctf_ctx *c, struct ev_stat *e, struct thread *t,
 		c->origin = ts;
 		c->origin_set = true;
 	}
-	if (e->kind == KIND_BEGIN) {
+	if (e->kind == CTFPAIR_BEGIN) {
 		struct open_slice *s;
 		char *args = NULL;
 		size_t len = 0;
@@ -625,7 +590,7 @@ static int chrome_event(struct ctf_ctx *c, struct ev_stat *e, struct thread *t,
 		t->open[t->n_open++] = (struct open_slice){ e->base, ts, args };
 		return 0;
 	}
-	if (e->kind == KIND_END) {
+	if (e->kind == CTFPAIR_END) {
 		for (i = t->n_open; i-- > 0;) {
 			struct open_slice s = t->open[i];
 

@@ -19,6 +19,7 @@ struct cmd {
 static const struct cmd cmds[] = {
 	{ "ps", cmd_ps, "list the processes in the pod and what can be traced in each" },
 	{ "ctf", cmd_ctf, "summarize LTTng CTF traces or convert them for Perfetto" },
+	{ "flame", cmd_flame, "draw stacks (folded or pprof) as an interactive SVG flame graph" },
 };
 
 static void usage(FILE *f)

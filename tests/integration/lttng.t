@@ -68,8 +68,8 @@ start_capture() {
 }
 
 # stop_capture TAG: SIGINT, as Ctrl-C would; returns the script's status
-stop_capture() {
-	pod_sidecar kill -INT "$(cat "$T/$1.cap.pid")"
+stop_capture() { # TAG [SIGNAL]
+	pod_sidecar kill -"${2:-INT}" "$(cat "$T/$1.cap.pid")"
 	wait "$cap_bg"
 }
 
@@ -180,15 +180,32 @@ ok $? "babeltrace2 reads the snapshots"
 
 # ---- 4. rotation: chunks on disk, read together ----------------------------
 start_app d -n 100
-start_capture d -p "$app" -o "$T/d" --rotate-size 4k --events 'sidescope_app:*'
+start_capture d -p "$app" -o "$T/d" --rotate-size 4k --events 'sidescope_app:*' --preset dotnet-gc
 ok $? "rotating capture started"
+sess=$(pod_sidecar lttng list | sed -n 's/^ *[0-9]*) \(sidescope-[^ ]*\) .*/\1/p' | head -n 1)
+rules=$(pod_sidecar lttng list "$sess" -u)
+like "$rules" "sidescope_app:\\*" "--events pattern enabled"
+like "$rules" "DotNETRuntime:GC\\*" "--preset dotnet-gc enabled"
+like "$rules" "filter: '.ctx[.]vpid == $app'" "with the vpid filter"
+like "$(pod_sidecar lttng list "$sess")" "Virtual process IDs: *$app" "and the vpid tracker"
 touch "$T/d.go"
 wait_for_file "$T/d.ready.done" 30
-stop_capture d
-is "$?" 0 "rotating capture ended"
+stop_capture d TERM
+is "$?" 0 "SIGTERM ends the capture with status 0"
+like "$(cat "$T/d.err")" "stopped by SIGTERM" "it says so"
 is "$(sed -n 's/^events: //p' "$T/d.out")" 600 "all 600 events across the chunks"
 babeltrace2 -o dummy "$T/d" >/dev/null
 ok $? "babeltrace2 reads the chunks"
+
+start_app g -n 100000
+start_capture g -p "$app" -o "$T/g" --rotate-every 1s -d 3 --events 'sidescope_app:*'
+ok $? "capture with --rotate-every 1s -d 3 started"
+touch "$T/g.go"
+wait "$cap_bg"
+is "$?" 0 "-d ends the capture by itself"
+ok "$([ "$(find "$T/g" -name metadata | wc -l)" -ge 2 ]; echo $?)" "timer rotation wrote several chunks"
+is "$("$SIDESCOPE" ctf summary "$T/g" --json | jq .events)" "$(sed -n 's/^events: //p' "$T/g.out")" \
+	"summary reads every chunk"
 
 # ---- 5. targets the daemon cannot trace: explained -------------------------
 cp "$APP" "$T/hidden_app"
@@ -209,8 +226,13 @@ for _i in $(seq 50); do
 	[ -n "$sp" ] && break
 	sleep 0.1
 done
-out=$(pod_sidecar busybox sh "$CAP" -p "$sp" --wait 1 -o "$T/f" 2>&1)
+stop_daemon
+pod_sidecar sh -c '! lttng list >/dev/null 2>&1'
+ok $? "daemon stopped"
+out=$(pod_sidecar busybox sh "$CAP" -p "$sp" --wait 1 -o "$T/f" --stop-daemon 2>&1)
 is "$?" 1 "an app that never registers: exit 1"
+pod_sidecar sh -c '! lttng list >/dev/null 2>&1'
+ok $? "--stop-daemon: the daemon the script started is gone"
 like "$out" "did not register with lttng-sessiond within 1s" "says it did not register"
 like "$out" "has not loaded liblttng-ust" "knows why: no lttng-ust"
 like "$out" "/var/run/lttng is not shared" "lists the shared socket directory"

@@ -807,23 +807,37 @@ static void sink_finalize(bt_self_component_sink *self)
 	c->n_iters = 0;
 }
 
-/* Print the causes of the current thread's babeltrace2 error, innermost
- * (the most specific) first, and clear it. */
+/* Print the causes of the current thread's babeltrace2 error and clear it.
+ * The causes the plugins appended say what was wrong with the trace; the
+ * library's own ("component initialization method failed ...") only where
+ * there is nothing else. */
 static void report_bt_error(const char *what, const char *dir)
 {
 	const bt_error *e = bt_current_thread_take_error();
-	uint64_t i, n;
+	uint64_t i, n, shown = 0;
+	bool any_comp = false;
 
 	if (!e) {
 		p_err("%s '%s' failed (no details from babeltrace2)", what, dir);
 		return;
 	}
 	n = bt_error_get_cause_count(e);
-	p_err("%s '%s' failed: %s", what, dir,
-	      n ? bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, 0)) : "unknown error");
-	for (i = 1; i < n && i < 6; i++)
-		fprintf(stderr, "  caused by: %s\n",
-			bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, i)));
+	for (i = 0; i < n; i++)
+		if (bt_error_cause_get_actor_type(bt_error_borrow_cause_by_index(e, i)) !=
+		    BT_ERROR_CAUSE_ACTOR_TYPE_UNKNOWN)
+			any_comp = true;
+	for (i = 0; i < n && shown < 5; i++) {
+		const bt_error_cause *cause = bt_error_borrow_cause_by_index(e, i);
+
+		if (any_comp && bt_error_cause_get_actor_type(cause) == BT_ERROR_CAUSE_ACTOR_TYPE_UNKNOWN)
+			continue;
+		if (shown++ == 0)
+			p_err("%s '%s' failed: %s", what, dir, bt_error_cause_get_message(cause));
+		else
+			fprintf(stderr, "  caused by: %s\n", bt_error_cause_get_message(cause));
+	}
+	if (!shown)
+		p_err("%s '%s' failed: unknown error", what, dir);
 	fprintf(stderr, "  (is this a complete CTF trace? a session still running may "
 			"not have flushed it; try 'babeltrace2 %s')\n", dir);
 	bt_error_release(e);
@@ -840,7 +854,7 @@ static int read_traces(struct ctf_ctx *c, const char *dir)
 	const bt_component_sink *sink = NULL;
 	bt_value *params = NULL, *inputs = NULL;
 	bt_graph *graph = NULL;
-	bt_logging_level lvl = log_verbose ? BT_LOGGING_LEVEL_WARNING : BT_LOGGING_LEVEL_ERROR;
+	bt_logging_level lvl = log_verbose ? BT_LOGGING_LEVEL_WARNING : BT_LOGGING_LEVEL_NONE;
 	uint64_t i, n_out;
 	int err = -EIO;
 	size_t k;

@@ -179,7 +179,8 @@ static int find_traces(const char *dir)
 		return -ENOTDIR;
 	if (nftw(dir, find_cb, 32, FTW_PHYS))
 		return errno ? -errno : -ENOMEM;
-	qsort(found_dirs, n_found, sizeof(*found_dirs), cmp_str);
+	if (n_found > 1)
+		qsort(found_dirs, n_found, sizeof(*found_dirs), cmp_str);
 	return (int)n_found;
 }
 
@@ -1048,12 +1049,14 @@ static struct proc_row *sort_tables(struct ctf_ctx *c, size_t *n_proc)
 		if (c->th[i].used)
 			c->th[n++] = c->th[i];
 	c->th_cap = c->th_n = n;
-	qsort(c->th, n, sizeof(*c->th), cmp_thread);
+	if (n > 1)
+		qsort(c->th, n, sizeof(*c->th), cmp_thread);
 	for (i = 0, j = 0; i < c->val_cap; i++)
 		if (c->val[i].used)
 			c->val[j++] = c->val[i];
 	c->val_cap = c->val_n = j;
-	qsort(c->val, j, sizeof(*c->val), cmp_val);
+	if (j > 1)
+		qsort(c->val, j, sizeof(*c->val), cmp_val);
 	p = calloc(n ? n : 1, sizeof(*p));
 	if (!p)
 		return NULL;

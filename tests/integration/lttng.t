@@ -238,6 +238,10 @@ like "$out" "has not loaded liblttng-ust" "knows why: no lttng-ust"
 like "$out" "/var/run/lttng is not shared" "lists the shared socket directory"
 like "$out" "/dev/shm is not shared" "lists the shared /dev/shm"
 
+out=$(pod_sidecar busybox sh "$CAP" --domain python -d 1 -o "$T/py" 2>&1)
+is "$?" 0 "--domain python: a session for the python agent"
+like "$out" "events: 0" "nothing recorded without a python app"
+
 # ---- 6. usage -------------------------------------------------------------
 busybox sh "$CAP" --bogus >/dev/null 2>&1
 is "$?" 2 "unknown option exits 2"

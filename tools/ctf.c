@@ -646,7 +646,8 @@ static int handle_event(struct ctf_ctx *c, const bt_message *msg)
 
 	if (e->ctx_vtid >= 0 || c->mode == MODE_CHROME) {
 		const bt_field *cc = bt_event_borrow_common_context_field_const(ev);
-		int64_t vpid = -1, vtid = -1;
+		/* no context: one track 0/0 for Chrome, "unknown" (-1) for summary */
+		int64_t vpid = c->mode == MODE_CHROME ? 0 : -1, vtid = vpid;
 		struct thread *t;
 		bool created;
 

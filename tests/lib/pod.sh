@@ -8,11 +8,19 @@ POD_PAUSE=""	# host PID of the pod's PID 1
 POD_APP_CGROUP=""	# the app "container"'s cgroup (v2), when one could be made
 
 # Start the pod: a PID namespace whose PID 1 just waits, with /proc mounted
-# for that namespace in a mount namespace of its own.
+# for that namespace in a mount namespace of its own. With --share-lttng the
+# pod also gets its own /var/run/lttng and /dev/shm (tmpfs, like emptyDirs)
+# that the app and the sidecar share and the host does not see.
 pod_start() {
 	_ready="$TMPDIR_TEST/pod.pause"
+	_pre=":"
+	if [ "${1:-}" = --share-lttng ]; then
+		mkdir -p /var/run/lttng /dev/shm
+		_pre="mount -t tmpfs -o mode=0755 tmpfs /var/run/lttng && mount -t tmpfs -o mode=1777 tmpfs /dev/shm"
+	fi
+	# shellcheck disable=SC2016
 	unshare --pid --fork --mount --propagation private --mount-proc \
-		sh -c 'echo "$$" > "$1"; exec sleep 100000' sh "$_ready" &
+		sh -c "$_pre"' && echo "$$" > "$1" && exec sleep 100000' sh "$_ready" &
 	_unshare=$!
 	on_exit "kill $_unshare"
 	wait_for_file "$_ready" 10 || return 1
@@ -77,4 +85,13 @@ pod_host_pid() {
 		[ "$_ns" = "$(readlink "/proc/$POD_PAUSE/ns/pid")" ] && { echo "$_p"; return 0; }
 	done
 	return 1
+}
+
+# Run a command in the pod's mount namespace (its shared /var/run/lttng and
+# /dev/shm) but in the host's PID namespace, in the background: an app the
+# pod's processes cannot see.
+pod_outsider() {
+	nsenter -t "$POD_PAUSE" --mount -- \
+		unshare --mount --propagation private \
+		sh -c 'mount -t tmpfs -o mode=1777 tmpfs /tmp && exec "$@"' sh "$@" &
 }

@@ -134,11 +134,13 @@ ss_kubectl_cp_hint() {
 
 # Run a command in the background and wait for it, passing SIGINT and
 # SIGTERM on to it as SIGTERM (sidescope ends a capture cleanly on it and
-# still writes its outputs). Returns the command's exit status.
+# still writes its outputs). Returns the command's exit status; sets
+# ss_interrupted=1 when a signal came. Resets the INT and TERM traps.
+ss_interrupted=0
 ss_run() {
 	"$@" &
 	_ss_child=$!
-	trap 'kill -TERM "$_ss_child" 2>/dev/null || :' INT TERM
+	trap 'ss_interrupted=1; kill -TERM "$_ss_child" 2>/dev/null || :' INT TERM
 	while :; do
 		_ss_rc=0
 		wait "$_ss_child" || _ss_rc=$?

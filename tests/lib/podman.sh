@@ -81,6 +81,7 @@ podman_images() {
 }
 
 POD_SPEC=""	# the substituted copy of the last played podspec
+_pod_n=0
 
 # Play a podspec under the test images; registers its teardown.
 # Optional sed expressions after SPEC edit the copy further (a test's
@@ -88,9 +89,13 @@ POD_SPEC=""	# the substituted copy of the last played podspec
 pod_play() { # pod_play SPEC [SED_EXPR...]
 	_src=$1
 	shift
-	POD_SPEC="$TMPDIR_TEST/$(basename "$_src")"
+	_pod_n=$((_pod_n + 1))
+	POD_SPEC="$TMPDIR_TEST/pod$_pod_n-$(basename "$_src")"
+	# podman kube play knows no metadata.namespace field reference: drop
+	# POD_NAMESPACE (only kubectl hints use it) from the copy
 	sed -e "s|$SIDESCOPE_IMAGE_IN_SPEC|$SIDESCOPE_IMAGE|g" \
-	    -e "s|$APP_IMAGE_IN_SPEC|$APP_IMAGE|g" "$_src" > "$POD_SPEC" || return 1
+	    -e "s|$APP_IMAGE_IN_SPEC|$APP_IMAGE|g" \
+	    -e '/- name: POD_NAMESPACE/,/fieldPath: metadata.namespace/d' "$_src" > "$POD_SPEC" || return 1
 	for _e in "$@"; do
 		sed -i -e "$_e" "$POD_SPEC" || return 1
 	done
@@ -99,9 +104,18 @@ pod_play() { # pod_play SPEC [SED_EXPR...]
 		{ diag "$(cat "$TMPDIR_TEST/play.log")"; return 1; }
 }
 
-# The pod podman made for a Deployment named $1 or a Pod named $1.
+# The pod podman made for a Deployment named $1 (NAME-pod-0 in podman 4)
+# or a Pod named $1.
 pod_name_of() {
-	if pm pod exists "$1-pod"; then echo "$1-pod"; else echo "$1"; fi
+	for _n in "$1-pod-0" "$1-pod" "$1"; do
+		pm pod exists "$_n" && { echo "$_n"; return 0; }
+	done
+	return 1
+}
+
+# Document N (from 1) of a multi-document YAML file, into file $3.
+yaml_doc() { # yaml_doc FILE N OUT
+	awk -v want="$2" 'BEGIN { n = 1 } /^---$/ { n++; next } n == want' "$1" > "$3"
 }
 
 pod_exec() { # pod_exec POD CONTAINER CMD...

@@ -81,6 +81,7 @@ podman_images() {
 }
 
 POD_SPEC=""	# the substituted copy of the last played podspec
+POD_VOLUMES='tmp\|out\|lttng\|shm'	# the podspecs' volume names (sed alternatives)
 _pod_n=0
 
 # Play a podspec under the test images; registers its teardown.
@@ -93,13 +94,22 @@ pod_play() { # pod_play SPEC [SED_EXPR...]
 	POD_SPEC="$TMPDIR_TEST/pod$_pod_n-$(basename "$_src")"
 	# podman kube play knows no metadata.namespace field reference: drop
 	# POD_NAMESPACE (only kubectl hints use it) from the copy
+	# podman 4 makes each emptyDir a named volume, shared by every pod that
+	# uses the name: give this pod's volumes names of their own
+	_sfx="sst$$-$_pod_n"
 	sed -e "s|$SIDESCOPE_IMAGE_IN_SPEC|$SIDESCOPE_IMAGE|g" \
 	    -e "s|$APP_IMAGE_IN_SPEC|$APP_IMAGE|g" \
-	    -e '/- name: POD_NAMESPACE/,/fieldPath: metadata.namespace/d' "$_src" > "$POD_SPEC" || return 1
+	    -e '/- name: POD_NAMESPACE/,/fieldPath: metadata.namespace/d' \
+	    -e "s/^\( *- name: \)\($POD_VOLUMES\)\$/\1\2-$_sfx/" "$_src" > "$POD_SPEC" || return 1
 	for _e in "$@"; do
 		sed -i -e "$_e" "$POD_SPEC" || return 1
 	done
-	on_exit "podman --runtime runc kube down --force '$POD_SPEC'"
+	_vols=""
+	for _v in $(printf '%s' "$POD_VOLUMES" | tr '|' ' ' | sed 's/\\//g'); do
+		_vols="$_vols $_v-$_sfx"
+	done
+	on_exit "podman volume rm -f$_vols"
+	on_exit "podman --runtime runc kube down '$POD_SPEC'"
 	pm kube play --quiet "$POD_SPEC" >"$TMPDIR_TEST/play.log" 2>&1 ||
 		{ diag "$(cat "$TMPDIR_TEST/play.log")"; return 1; }
 }

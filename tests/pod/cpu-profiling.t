@@ -16,6 +16,11 @@ diag "image: $((size / 1000000)) MB, $(((size - base) / 1000000)) MB over the De
 ok "$(pm run --rm "$SIDESCOPE_IMAGE" sh -c '! command -v cc && ! command -v clang && ! ls /usr/src/linux-headers* >/dev/null 2>&1'; echo $?)" \
 	"the runtime image has no compiler and no kernel headers"
 
+missing=$(pm run --rm "$SIDESCOPE_IMAGE" sh -c 'for c in sidescope doctor cpu-profile uprobe-trace capture-loop \
+	busybox lttng-sessiond lttng babeltrace2 curl flock; do command -v "$c" >/dev/null || echo "$c"; done
+	[ -f /usr/local/lib/sidescope/common.sh ] || echo common.sh')
+is "$missing" "" "the image has sidescope, the scripts and their tools"
+
 pod_play "$SIDESCOPE_SRC/podspecs/cpu-profiling.yaml"
 ok $? "cpu-profiling.yaml plays" || { done_testing; exit 1; }
 pod=$(pod_name_of sidescope-cpu)

@@ -18,7 +18,7 @@ log="$TMPDIR_TEST/cron.log"
 # shellcheck disable=SC2016 # expanded by the cron job
 SIDESCOPE_OUT="$out" SIDESCOPE_TARGET=$target SIDESCOPE_SCHEDULE='* * * * *' \
 SIDESCOPE_CAPTURE='printf "%s\n" "$CAPTURE_PID" "$LABEL" > "$CAPTURE_BASE.txt"' \
-LABEL="it's here" busybox sh "$loop" 2>"$log" &	# LABEL must not reach the job
+LABEL="it's here" busybox sh "$loop" 2>"$log" &
 lp=$!
 on_exit "kill $lp"
 for _ in $(seq 1 1300); do
@@ -28,7 +28,7 @@ done
 f=$(ls "$out"/cronpod-sleep-* 2>/dev/null | head -1)
 like "$f" "/cronpod-sleep-$target-[0-9]{8}T[0-9]{4}00Z\\.txt\$" "a capture at a full minute, named like every capture"
 is "$(head -1 "$f" 2>/dev/null)" "$target" "the job got the target from the environment"
-is "$(sed -n 2p "$f" 2>/dev/null)" "" "and only the sidescope settings"
+is "$(sed -n 2p "$f" 2>/dev/null)" "it's here" "and the rest of the loop's environment"
 like "$(cat "$log")" "capturing on cron schedule '\\* \\* \\* \\* \\*'" "the loop announced the schedule"
 like "$(cat "$log")" "crond .* started" "busybox crond ran it"
 crond=$(cat "/proc/$lp/task/$lp/children" 2>/dev/null | tr -d ' ')

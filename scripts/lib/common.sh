@@ -136,6 +136,7 @@ ss_kubectl_cp_hint() {
 # SIGTERM on to it as SIGTERM (sidescope ends a capture cleanly on it and
 # still writes its outputs). Returns the command's exit status; sets
 # ss_interrupted=1 when a signal came. Resets the INT and TERM traps.
+# shellcheck disable=SC2034 # read by the scripts that source this
 ss_interrupted=0
 ss_run() {
 	"$@" &

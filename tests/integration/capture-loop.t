@@ -7,7 +7,7 @@
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/pprof.sh"
 require_cmd busybox node flock
-PPROF=$(pprof_tool) || skip_all "needs Go and Debian's pprof source (golang-go golang-github-google-pprof-dev)"
+require_pprof
 loop="$SIDESCOPE_SRC/scripts/capture-loop"
 export SIDESCOPE SIDESCOPE_POD=testpod
 unset SIDESCOPE_SCHEDULE SIDESCOPE_PUSH_URL SIDESCOPE_TARGET SIDESCOPE_CAPTURE

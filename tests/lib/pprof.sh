@@ -1,16 +1,18 @@
 # shellcheck shell=sh
-# Google's pprof, the canonical reader of pprof profiles, built once from
-# Debian's Go source package into the build directory. Source after tap.sh.
-#   PPROF=$(pprof_tool) || skip_all "..."
-pprof_tool() {
-	_pp="$SIDESCOPE_BUILD/pprof"
-	if [ ! -x "$_pp" ]; then
-		command -v go >/dev/null 2>&1 || return 1
-		[ -d /usr/share/gocode/src/github.com/google/pprof ] || return 1
-		mkdir -p "$SIDESCOPE_BUILD/gocache"
-		GOPATH=/usr/share/gocode GO111MODULE=off GOCACHE="$SIDESCOPE_BUILD/gocache" \
-			go build -o "$_pp.tmp" github.com/google/pprof >/dev/null 2>&1 &&
-			mv "$_pp.tmp" "$_pp" || return 1
-	fi
-	echo "$_pp"
+# Google's pprof, built once from Debian's Go source package into
+# $SIDESCOPE_BUILD/pprof (TESTING.md). Source after tap.sh.
+# Sets PPROF, or skips the file when it cannot be built.
+require_pprof() {
+	PPROF="$SIDESCOPE_BUILD/pprof"
+	[ -x "$PPROF" ] && return 0
+	require_cmd go
+	[ -d /usr/share/gocode/src/github.com/google/pprof ] ||
+		skip_all "needs golang-github-google-pprof-dev"
+	# one build even when several tests ask at once
+	(
+		flock 9
+		[ -x "$PPROF" ] || GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS='' \
+			GOCACHE="$SIDESCOPE_BUILD/go-cache" \
+			go build -o "$PPROF.tmp" github.com/google/pprof && mv "$PPROF.tmp" "$PPROF"
+	) 9>"$SIDESCOPE_BUILD/pprof.lock" >&2 || skip_all "cannot build pprof"
 }

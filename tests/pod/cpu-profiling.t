@@ -8,6 +8,7 @@
 . "$SIDESCOPE_SRC/tests/lib/podman.sh"
 . "$SIDESCOPE_SRC/tests/lib/pprof.sh"
 podman_require
+require_pprof
 podman_images
 ok $? "images built (sidescope from the Dockerfile, test app)" || { done_testing; exit 1; }
 size=$(pm image inspect --format '{{.Size}}' "$SIDESCOPE_IMAGE")
@@ -56,10 +57,8 @@ if ex sidescope profile --help >/dev/null 2>&1; then
 		ok $? "the flame graph is well-formed SVG"
 	fi
 	like "$(cat "$f")" "PodApp\\.Jit::Spin" "the flame graph names the JIT frame"
-	if PPROF=$(pprof_tool); then
-		like "$("$PPROF" -top "$TMPDIR_TEST/fetched/$(basename "$base").pb.gz" 2>&1)" "PodApp\\.Jit::Spin" \
-			"pprof reads the profile"
-	fi
+	like "$("$PPROF" -top "$TMPDIR_TEST/fetched/$(basename "$base").pb.gz" 2>&1)" "PodApp\\.Jit::Spin" \
+		"pprof reads the profile"
 else
 	# 'sidescope profile' is not on this branch yet: what exists is checked
 	diag "sidescope profile is not available yet: cpu-profile is checked up to the call"

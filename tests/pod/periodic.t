@@ -9,6 +9,7 @@
 . "$SIDESCOPE_SRC/tests/lib/podman.sh"
 . "$SIDESCOPE_SRC/tests/lib/pprof.sh"
 podman_require
+require_pprof
 require_cmd node
 podman_images
 ok $? "images built" || { done_testing; exit 1; }
@@ -70,11 +71,9 @@ if [ "$have_profile" = 1 ]; then
 	ok "$([ "$pushed" -ge 2 ]; echo $?)" "profiles pushed ($pushed)"
 	ok "$([ ! -s "$recv/rejected" ]; echo $?)" "the receiver rejected nothing"
 	like "$(logs)" "retry in 1s" "a refused push was retried"
-	if PPROF=$(pprof_tool); then
-		bad=0
-		for f in "$recv"/*.pb.gz; do "$PPROF" -raw "$f" >/dev/null 2>&1 || bad=1; done
-		ok "$bad" "pprof reads every pushed profile"
-	fi
+	bad=0
+	for f in "$recv"/*.pb.gz; do "$PPROF" -raw "$f" >/dev/null 2>&1 || bad=1; done
+	ok "$bad" "pprof reads every pushed profile"
 	like "$(cat "$recv"/*.json)" "\"name\":\"$pod\\.cpu\\{pod=$pod,target=podapp\\}\"" "pushed under the pod's name"
 fi
 

@@ -53,11 +53,11 @@ ok $? "output volume at $vol"
 logs() { pm logs "$pod-sidescope" 2>&1; }
 n=0
 for _ in $(seq 1 300); do
-	n=$(logs | grep -c "wrote /out/" || :)
-	[ "$n" -ge 6 ] && break
+	n=$(logs | grep -c "capture-loop: wrote /out/" || :)
+	[ "$n" -ge 7 ] && break
 	sleep 0.1
 done
-ok "$([ "$n" -ge 6 ]; echo $?)" "several captures written ($n files)"
+ok "$([ "$n" -ge 7 ]; echo $?)" "several captures written ($n files), more than SIDESCOPE_KEEP"
 like "$(logs)" "capturing every 3s into /out \\(keep 4 files" "the schedule came from the environment"
 like "$(logs)" "pruned $pod-podapp-" "old captures pruned"
 files=$(cd "$vol" && ls)

@@ -72,7 +72,7 @@ ok $? "receiver listening"
 log="$TMPDIR_TEST/loop.log"
 SIDESCOPE_OUT="$out" SIDESCOPE_SCHEDULE=1s SIDESCOPE_KEEP=4 SIDESCOPE_DURATION=7 \
 SIDESCOPE_CAPTURE="$CAPTURE" SIDESCOPE_PUSH_URL="http://127.0.0.1:$(cat "$recv/port")" \
-	busybox sh "$loop" 2>"$log" &
+SIDESCOPE_PUSH_TENANT="team a" busybox sh "$loop" 2>"$log" &
 lp=$!
 on_exit "kill $lp"
 wait_count "$log" "pushed .*\\.pb\\.gz" 5 30
@@ -100,6 +100,7 @@ ok "$([ ! -s "$recv/rejected" ]; echo $?)" "the receiver rejected nothing"
 q=$(cat "$(ls "$recv"/*.json | head -1)")
 like "$q" "\"name\":\"testpod\\.cpu\\{pod=testpod,target=podapp\\}\"" "Pyroscope name carries pod and target labels"
 like "$q" "\"format\":\"pprof\"" "format=pprof"
+like "$q" "\"tenant\":\"team a\"" "X-Scope-OrgID from SIDESCOPE_PUSH_TENANT"
 raw_ok=0
 for f in "$recv"/*.pb.gz; do
 	"$PPROF" -raw "$f" >/dev/null 2>&1 || raw_ok=1

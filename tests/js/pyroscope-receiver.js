@@ -9,7 +9,8 @@
 // seconds), format=pprof, sampleRate a positive integer if present; body
 // gzip whose content walks as protobuf and holds a pprof Profile's
 // sample_type (1), sample (2) and string_table (6) fields with "" first.
-// Accepted bodies go to DIR/N.pb.gz with the query in DIR/N.json; rejected
+// Accepted bodies go to DIR/N.pb.gz with the query (and the X-Scope-OrgID
+// header as "tenant") in DIR/N.json; rejected
 // requests get 400 and a line in DIR/rejected. The first N requests get 503
 // (--fail-first), to exercise the client's retries. SIGTERM ends it.
 'use strict';
@@ -122,7 +123,9 @@ const server = http.createServer((req, res) => {
     }
     const id = String(n).padStart(4, '0');
     fs.writeFileSync(path.join(dir, `${id}.pb.gz`), body);
-    fs.writeFileSync(path.join(dir, `${id}.json`), JSON.stringify(Object.fromEntries(url.searchParams)));
+    const meta = Object.fromEntries(url.searchParams);
+    if (req.headers['x-scope-orgid']) meta.tenant = req.headers['x-scope-orgid'];
+    fs.writeFileSync(path.join(dir, `${id}.json`), JSON.stringify(meta));
     res.writeHead(200);
     res.end('');
   });

@@ -59,6 +59,19 @@ if ex sidescope profile --help >/dev/null 2>&1; then
 	like "$(cat "$f")" "PodApp\\.Jit::Spin" "the flame graph names the JIT frame"
 	like "$("$PPROF" -top "$TMPDIR_TEST/fetched/$(basename "$base").pb.gz" 2>&1)" "PodApp\\.Jit::Spin" \
 		"pprof reads the profile"
+
+	# SIGTERM to cpu-profile (what Ctrl-C or a pod shutdown sends) ends the
+	# capture early with every output written
+	ex cpu-profile -d 0 -o /out/term >"$TMPDIR_TEST/term.out" 2>&1 &
+	cpb=$!
+	on_exit "kill $cpb"
+	pod_wait_exec 20 "$pod" sidescope sh -c 'sidescope ps -n sidescope -q | grep -q .'
+	ok $? "cpu-profile -d 0 runs until stopped"
+	ex sh -c 'kill -TERM $(sidescope ps -n cpu-profile -q)'
+	wait "$cpb"
+	is "$?" 0 "SIGTERM: cpu-profile ends with status 0"
+	is "$(ex sh -c 'ls /out/term | sed "s/.*Z\.//" | sort | tr "\n" " "')" "folded pb.gz svg " \
+		"and leaves all three files"
 else
 	# 'sidescope profile' is not on this branch yet: what exists is checked
 	diag "sidescope profile is not available yet: cpu-profile is checked up to the call"

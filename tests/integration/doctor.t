@@ -52,6 +52,11 @@ like "$res" "FAIL  perf_event_paranoid" "perf_event_paranoid without CAP_PERFMON
 
 res=$(as_sidecar "bpf,perfmon" busybox sh "$doctor" uprobe -o "$out" 2>&1)
 like "$res" "missing CAP_SYS_PTRACE \\(" "only the one missing capability is named"
+like "$res" "FAIL  uprobes: no CAP_SYS_ADMIN" "doctor uprobe: CAP_SYS_ADMIN for uprobe perf events"
+res=$(as_sidecar "$LEAST_CAPS" busybox sh "$doctor" -o "$out" 2>&1)
+like "$res" "WARN  uprobes: no CAP_SYS_ADMIN" "plain doctor only warns about it"
+res=$(as_sidecar "$LEAST_CAPS,sys_admin" busybox sh "$doctor" uprobe -o "$out" 2>&1)
+is "$?" 0 "doctor uprobe passes with CAP_SYS_ADMIN added"
 
 # alone in a PID namespace: nothing else to see
 res=$(unshare --pid --fork --mount-proc busybox sh "$doctor" profile -o "$out" 2>&1)

@@ -69,7 +69,12 @@ for s in cpu-profiling lttng dynamic-tracing all-in-one periodic-capture; do
 			"/dev/shm /out /var/run/lttng" "$s: /var/run/lttng and /dev/shm shared"
 		continue
 	fi
-	like "$caps" "^(BPF,PERFMON,SYS_PTRACE|BPF,PERFMON,SYSLOG,SYS_PTRACE)$" "$s: adds only BPF, PERFMON, SYS_PTRACE (+SYSLOG)"
+	case "$s" in
+	dynamic-tracing) want="BPF,PERFMON,SYS_ADMIN,SYS_PTRACE" ;;	# uprobe perf events
+	all-in-one) want="BPF,PERFMON,SYSLOG,SYS_ADMIN,SYS_PTRACE" ;;
+	*) want="BPF,PERFMON,SYS_PTRACE" ;;
+	esac
+	is "$caps" "$want" "$s: adds exactly $want"
 	is "$(printf '%s' "$j" | jq "[$templates | .c.securityContext.seccompProfile.type == \"Unconfined\"] | all")" true \
 		"$s: seccompProfile Unconfined (clusters)"
 	is "$(printf '%s' "$j" | jq "[$templates | .t.metadata.annotations[\"container.seccomp.security.alpha.kubernetes.io/sidescope\"] == \"unconfined\"] | all")" true \

@@ -146,3 +146,9 @@ pod_wait_exec() { # pod_wait_exec SECONDS POD CONTAINER CMD...
 	done
 	return 1
 }
+
+# ok, and when it failed, end the file here: later checks need this one.
+ok_or_bail() { # STATUS DESCRIPTION
+	ok "$1" "$2"
+	[ "$1" -eq 0 ] || { done_testing; exit 1; }
+}

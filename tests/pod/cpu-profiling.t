@@ -10,7 +10,7 @@
 podman_require
 require_pprof
 podman_images
-ok $? "images built (sidescope from the Dockerfile, test app)" || { done_testing; exit 1; }
+ok_or_bail $? "images built (sidescope from the Dockerfile, test app)"
 size=$(pm image inspect --format '{{.Size}}' "$SIDESCOPE_IMAGE")
 base=$(pm image inspect --format '{{.Size}}' "$BASE_IMAGE")
 diag "image: $((size / 1000000)) MB, $(((size - base) / 1000000)) MB over the Debian base"
@@ -23,7 +23,7 @@ missing=$(pm run --rm "$SIDESCOPE_IMAGE" sh -c 'for c in sidescope doctor cpu-pr
 is "$missing" "" "the image has sidescope, the scripts and their tools"
 
 pod_play "$SIDESCOPE_SRC/podspecs/cpu-profiling.yaml"
-ok $? "cpu-profiling.yaml plays" || { done_testing; exit 1; }
+ok_or_bail $? "cpu-profiling.yaml plays"
 pod=$(pod_name_of sidescope-cpu)
 ex() { pod_exec "$pod" sidescope "$@"; }
 pod_wait_exec 20 "$pod" sidescope sh -c 'sidescope ps -n podapp -q | grep -q .'

@@ -7,7 +7,7 @@
 . "$SIDESCOPE_SRC/tests/lib/podman.sh"
 podman_require
 podman_images
-ok $? "images built" || { done_testing; exit 1; }
+ok_or_bail $? "images built"
 
 # 1. no shared PID namespace
 pod_play "$SIDESCOPE_SRC/podspecs/cpu-profiling.yaml" \

@@ -7,7 +7,7 @@
 . "$SIDESCOPE_SRC/tests/lib/podman.sh"
 podman_require
 podman_images
-ok $? "images built" || { done_testing; exit 1; }
+ok_or_bail $? "images built"
 
 have=1
 pm run --rm "$SIDESCOPE_IMAGE" sh -c 'command -v lttng-capture' >/dev/null 2>&1 || have=0
@@ -16,12 +16,12 @@ if [ "$have" = 1 ]; then
 	# the app container runs the LTTng test program; its go and ready files
 	# are in the shared /dev/shm
 	app_cmd='          command: ["lttng_app", "-r", "/dev/shm/app.ready", "-g", "/dev/shm/app.go", "-n", "50"]'
-	pod_play "$SIDESCOPE_SRC/podspecs/lttng.yaml" "/image: ${APP_IMAGE%%:*}/a\\
+	pod_play "$SIDESCOPE_SRC/podspecs/lttng.yaml" "\\|image: $APP_IMAGE|a\\
 $app_cmd"
 else
 	pod_play "$SIDESCOPE_SRC/podspecs/lttng.yaml"
 fi
-ok $? "lttng.yaml plays" || { done_testing; exit 1; }
+ok_or_bail $? "lttng.yaml plays"
 pod=$(pod_name_of sidescope-lttng)
 ex() { pod_exec "$pod" sidescope "$@"; }
 cap=$(ex sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)
@@ -38,7 +38,7 @@ if [ "$have" = 1 ]; then
 		grep -Eq "tracing .*into|error" "$TMPDIR_TEST/cap.err" && break
 		sleep 0.1
 	done
-	like "$(cat "$TMPDIR_TEST/cap.err")" "tracing PID [0-9]+ .*into /out/trace" "the app registered with the sidecar's sessiond"
+	like "$(cat "$TMPDIR_TEST/cap.err")" "tracing .*\\(vpid [0-9]+\\) into /out/trace" "the app registered with the sidecar's sessiond"
 	ex touch /dev/shm/app.go
 	pod_wait_exec 30 "$pod" sidescope test -s /dev/shm/app.ready.done
 	ok $? "the app emitted its events"

@@ -12,7 +12,7 @@ podman_require
 require_pprof
 require_cmd node
 podman_images
-ok $? "images built" || { done_testing; exit 1; }
+ok_or_bail $? "images built"
 
 recv="$TMPDIR_TEST/recv"
 node "$SIDESCOPE_SRC/tests/js/pyroscope-receiver.js" "$recv" --fail-first 1 >"$recv.log" 2>&1 &

@@ -7,10 +7,10 @@
 . "$SIDESCOPE_SRC/tests/lib/podman.sh"
 podman_require
 podman_images
-ok $? "images built" || { done_testing; exit 1; }
+ok_or_bail $? "images built"
 
 pod_play "$SIDESCOPE_SRC/podspecs/dynamic-tracing.yaml"
-ok $? "dynamic-tracing.yaml plays" || { done_testing; exit 1; }
+ok_or_bail $? "dynamic-tracing.yaml plays"
 pod=$(pod_name_of sidescope-uprobe)
 ex() { pod_exec "$pod" sidescope "$@"; }
 pod_wait_exec 20 "$pod" sidescope sh -c 'sidescope ps -n podapp -q | grep -q .'

@@ -31,7 +31,9 @@ export FIXTURE
 CAPTURE='cp "$FIXTURE" "$CAPTURE_BASE.pb.gz" && echo "$CAPTURE_PID $CAPTURE_DURATION" > "$CAPTURE_BASE.txt"'
 
 # count lines matching a regex in a file; wait until there are N
-count() { grep -Ec -- "$2" "$1" 2>/dev/null || :; }
+count() { # a file the background loop has not opened yet counts 0
+	if [ -f "$1" ]; then grep -Ec -- "$2" "$1" || :; else echo 0; fi
+}
 wait_count() { # FILE REGEX N SECONDS
 	_w=$(($4 * 20))
 	while [ "$(count "$1" "$2")" -lt "$3" ] && [ "$_w" -gt 0 ]; do

@@ -1,0 +1,152 @@
+# shellcheck shell=sh
+# common.sh: shared helpers of the sidescope wrapper scripts (POSIX sh, runs
+# under busybox sh). Installed to PREFIX/lib/sidescope/common.sh; a script
+# sources it with ss_lib_path below. Every function is prefixed ss_.
+#
+# Environment read here:
+#   SIDESCOPE         the sidescope binary (default: sidescope in PATH)
+#   SIDESCOPE_OUT     output directory (default /out, else the current one)
+#   SIDESCOPE_POD     pod name in file names (default $POD_NAME, hostname)
+#   SIDESCOPE_CONTAINER  this container's name for kubectl hints (sidescope)
+#   POD_NAMESPACE     namespace for kubectl hints (downward API), optional
+
+SIDESCOPE=${SIDESCOPE:-sidescope}
+ss_prog=${ss_prog:-$(basename "$0")}
+
+ss_err() { printf '%s: %s\n' "$ss_prog" "$*" >&2; }
+ss_die() { ss_err "$@"; exit 1; }
+
+# Bad usage: the message, a hint, exit 2.
+ss_usage_error() {
+	ss_err "$*"
+	printf "Run '%s -h' for usage.\n" "$ss_prog" >&2
+	exit 2
+}
+
+# Print the comment block at the top of script $1 (its usage text).
+ss_usage() {
+	sed -n '2,/^[^#]/{/^#/!q;s/^# \{0,1\}//;p;}' "$1"
+}
+
+# Timestamped log line to stderr: 2026-12-01T06:00:00Z prog: message
+ss_log() { printf '%s %s: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$ss_prog" "$*" >&2; }
+
+ss_is_uint() {
+	case "$1" in
+	''|*[!0-9]*) return 1 ;;
+	*) return 0 ;;
+	esac
+}
+
+# Check a numeric option: ss_need_uint NAME VALUE [MIN]
+ss_need_uint() {
+	ss_is_uint "$2" || ss_usage_error "$1 must be a whole number, not '$2'"
+	[ "$2" -ge "${3:-0}" ] || ss_usage_error "$1 must be at least ${3:-0}, not '$2'"
+}
+
+# A string reduced to [A-Za-z0-9._-] (file names, Pyroscope labels).
+ss_safe_name() {
+	printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_' | cut -c1-64
+}
+
+ss_utc_stamp() { date -u +%Y%m%dT%H%M%SZ; }
+
+ss_pod_name() {
+	_n=${SIDESCOPE_POD:-${POD_NAME:-}}
+	[ -n "$_n" ] || _n=$(hostname 2>/dev/null || cat /etc/hostname 2>/dev/null || echo pod)
+	ss_safe_name "$_n"
+}
+
+ss_out_dir() {
+	if [ -n "${SIDESCOPE_OUT:-}" ]; then
+		printf '%s\n' "$SIDESCOPE_OUT"
+	elif [ -d /out ] && [ -w /out ]; then
+		echo /out
+	else
+		pwd
+	fi
+}
+
+# The process name of PID $1 (comm), made safe for a file name.
+ss_comm() {
+	_c=$(cat "/proc/$1/comm" 2>/dev/null) || _c=unknown
+	ss_safe_name "$_c"
+}
+
+# The pod's infrastructure process (pause, catatonit) is never a target.
+ss_is_infra() {
+	case "$(cat "/proc/$1/comm" 2>/dev/null)" in
+	pause|catatonit|tini) return 0 ;;
+	esac
+	return 1
+}
+
+# PIDs of the other containers' processes, without the pod's pause process,
+# one a line, optionally only those matching name $1.
+ss_other_pids() {
+	if [ -n "${1:-}" ]; then
+		_all=$("$SIDESCOPE" ps --others -q -n "$1" 2>/dev/null) || _all=""
+	else
+		_all=$("$SIDESCOPE" ps --others -q) || return 1
+	fi
+	for _p in $_all; do
+		ss_is_infra "$_p" || echo "$_p"
+	done
+}
+
+# Resolve a target: a PID, a name, or empty for "the only other process".
+# Prints one PID; on failure says why and what to give instead, returns 1.
+ss_find_target() {
+	_t=${1:-}
+	if ss_is_uint "$_t"; then
+		[ -d "/proc/$_t" ] || { ss_err "no process with PID $_t (list them: sidescope ps)"; return 1; }
+		echo "$_t"
+		return 0
+	fi
+	_pids=$(ss_other_pids "$_t") || { ss_err "cannot list the pod's processes"; return 1; }
+	# shellcheck disable=SC2086 # PIDs: digits only
+	set -- $_pids
+	if [ "$#" -eq 1 ]; then
+		echo "$1"
+		return 0
+	fi
+	if [ "$#" -eq 0 ]; then
+		if [ -n "$_t" ]; then
+			ss_err "no process named '$_t' outside this container (list them: sidescope ps)"
+		else
+			ss_err "no other container's process is visible (needs shareProcessNamespace: true; run 'doctor')"
+		fi
+		return 1
+	fi
+	_m=""
+	[ -z "$_t" ] || _m=" '$_t'"
+	ss_err "several processes match$_m: $* (give a PID or a name; list them: sidescope ps)"
+	return 1
+}
+
+# The line a user runs on their machine to fetch file $1 from this sidecar.
+ss_kubectl_cp_hint() {
+	_ns=""
+	[ -z "${POD_NAMESPACE:-}" ] || _ns="-n $POD_NAMESPACE "
+	printf 'kubectl cp %s-c %s %s:%s ./%s\n' "$_ns" "${SIDESCOPE_CONTAINER:-sidescope}" \
+		"${SIDESCOPE_POD:-${POD_NAME:-$(ss_pod_name)}}" "$1" "$(basename "$1")"
+}
+
+# Run a command in the background and wait for it, passing SIGINT and
+# SIGTERM on to it as SIGTERM (sidescope ends a capture cleanly on it and
+# still writes its outputs). Returns the command's exit status; sets
+# ss_interrupted=1 when a signal came. Resets the INT and TERM traps.
+# shellcheck disable=SC2034 # read by the scripts that source this
+ss_interrupted=0
+ss_run() {
+	"$@" &
+	_ss_child=$!
+	trap 'ss_interrupted=1; kill -TERM "$_ss_child" 2>/dev/null || :' INT TERM
+	while :; do
+		_ss_rc=0
+		wait "$_ss_child" || _ss_rc=$?
+		kill -0 "$_ss_child" 2>/dev/null || break
+	done
+	trap - INT TERM
+	return "$_ss_rc"
+}

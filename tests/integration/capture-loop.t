@@ -1,0 +1,182 @@
+#!/bin/sh
+# capture-loop on the host: interval schedule, atomic files named
+# <pod>-<target>-<pid>-<UTC>.<ext>, retention by count and bytes, a failing
+# capture that does not stop the loop, SIGTERM mid-capture leaving nothing
+# partial, and pushes to a strict loopback Pyroscope receiver with retries
+# and a queue that survives an unreachable server.
+. "$SIDESCOPE_SRC/tests/lib/tap.sh"
+. "$SIDESCOPE_SRC/tests/lib/pprof.sh"
+require_cmd busybox node flock
+require_pprof
+loop="$SIDESCOPE_SRC/scripts/capture-loop"
+export SIDESCOPE SIDESCOPE_POD=testpod
+unset SIDESCOPE_SCHEDULE SIDESCOPE_PUSH_URL SIDESCOPE_TARGET SIDESCOPE_CAPTURE
+
+# a target process
+"$SIDESCOPE_BUILD/tests/progs/podapp" "$TMPDIR_TEST/app.ready" &
+app=$!
+on_exit "kill $app"
+wait_for_file "$TMPDIR_TEST/app.ready" 10
+ok $? "target started"
+export SIDESCOPE_TARGET=$app
+
+# a real pprof profile for the captures, made by pprof itself
+printf 'heap profile: 1: 1024 [1: 1024] @ heap/1048576\n1: 1024 [1: 1024] @ 0x401000 0x402000\n' \
+	> "$TMPDIR_TEST/heap.txt"
+FIXTURE="$TMPDIR_TEST/fixture.pb.gz"
+"$PPROF" -proto -output "$FIXTURE" "$TMPDIR_TEST/heap.txt" >/dev/null 2>&1
+ok $? "pprof made a fixture profile"
+export FIXTURE
+# shellcheck disable=SC2016 # expanded by capture-loop's sh -c
+CAPTURE='cp "$FIXTURE" "$CAPTURE_BASE.pb.gz" && echo "$CAPTURE_PID $CAPTURE_DURATION" > "$CAPTURE_BASE.txt"'
+
+# count lines matching a regex in a file; wait until there are N
+count() { # a file the background loop has not opened yet counts 0
+	if [ -f "$1" ]; then grep -Ec -- "$2" "$1" || :; else echo 0; fi
+}
+wait_count() { # FILE REGEX N SECONDS
+	_w=$(($4 * 20))
+	while [ "$(count "$1" "$2")" -lt "$3" ] && [ "$_w" -gt 0 ]; do
+		sleep 0.05
+		_w=$((_w - 1))
+	done
+	[ "$(count "$1" "$2")" -ge "$3" ]
+}
+RP=""
+start_receiver() { # DIR [ARGS]; sets RP
+	_d=$1
+	shift
+	node "$SIDESCOPE_SRC/tests/js/pyroscope-receiver.js" "$_d" "$@" >"$_d.log" 2>&1 &
+	RP=$!
+	on_exit "kill $RP"
+	wait_for_file "$_d/port" 10
+}
+name_re="^testpod-podapp-$app-[0-9]{8}T[0-9]{6}Z\\.(pb\\.gz|txt)\$"
+
+# --- usage ----------------------------------------------------------------------
+like "$(busybox sh "$loop" -h)" "^capture-loop: periodic capture" "-h prints the usage"
+busybox sh "$loop" --bogus >/dev/null 2>&1
+is "$?" 2 "unknown option exits 2"
+SIDESCOPE_KEEP=many busybox sh "$loop" --once >/dev/null 2>"$TMPDIR_TEST/err"
+is "$?" 2 "bad SIDESCOPE_KEEP exits 2"
+like "$(cat "$TMPDIR_TEST/err")" "SIDESCOPE_KEEP must be a whole number" "and says why"
+SIDESCOPE_SCHEDULE="every tuesday" busybox sh "$loop" >/dev/null 2>"$TMPDIR_TEST/err"
+is "$?" 2 "bad schedule exits 2"
+like "$(cat "$TMPDIR_TEST/err")" "neither an interval .* nor a 5-field cron" "and says what a schedule is"
+like "$(SIDESCOPE_SCHEDULE='*/10 * * * *' busybox sh "$loop" --print-crontab)" \
+	"^\\*/10 \\* \\* \\* \\* \\. 'ENVFILE' && '.*/capture-loop' --once >>" "cron schedule becomes a crontab line"
+
+# --- the loop: files, retention, pushes with retries ----------------------------
+out="$TMPDIR_TEST/out one"	# a space in the path on purpose
+recv="$TMPDIR_TEST/recv"
+start_receiver "$recv" --fail-first 2
+ok $? "receiver listening"
+log="$TMPDIR_TEST/loop.log"
+SIDESCOPE_OUT="$out" SIDESCOPE_SCHEDULE=1s SIDESCOPE_KEEP=4 SIDESCOPE_DURATION=7 \
+SIDESCOPE_CAPTURE="$CAPTURE" SIDESCOPE_PUSH_URL="http://127.0.0.1:$(cat "$recv/port")" \
+SIDESCOPE_PUSH_TENANT="team a" busybox sh "$loop" 2>"$log" &
+lp=$!
+on_exit "kill $lp"
+wait_count "$log" "pushed .*\\.pb\\.gz" 5 30
+ok $? "five profiles captured and pushed"
+kill -TERM "$lp"
+t0=$(date +%s)
+wait "$lp"
+is "$?" 0 "SIGTERM ends the loop with status 0"
+ok "$([ $(($(date +%s) - t0)) -le 2 ]; echo $?)" "and at once"
+diag "$(tail -4 "$log")"
+
+files=$(ls -A "$out" | grep -v '^\.capture-loop\.lock$\|^\.push-queue$')
+bad=$(printf '%s\n' "$files" | grep -Ev "$name_re" || :)
+is "$bad" "" "every file is named <pod>-<target>-<pid>-<UTC time>.<ext>"
+is "$(printf '%s\n' "$files" | wc -l)" 4 "retention kept exactly SIDESCOPE_KEEP=4 files"
+like "$(count "$log" "pruned testpod-podapp-")" "^[1-9]" "older files were pruned"
+newest=$(printf '%s\n' "$files" | sort | tail -1)
+is "$(cat "$out/$(basename "$newest" .pb.gz | sed 's/\.txt$//').txt")" "$app 7" \
+	"the capture command got CAPTURE_PID and CAPTURE_DURATION"
+like "$(count "$log" "retry in 1s")" "^[1-9]" "503 answers were retried"
+is "$(count "$log" "wrote .*\\.pb\\.gz")" "$(ls "$recv"/*.pb.gz | wc -l)" \
+	"the receiver got every profile written"
+ok "$([ ! -s "$recv/rejected" ]; echo $?)" "the receiver rejected nothing"
+[ ! -s "$recv/rejected" ] || diag "$(cat "$recv/rejected")"
+q=$(cat "$(ls "$recv"/*.json | head -1)")
+like "$q" "\"name\":\"testpod\\.cpu\\{pod=testpod,target=podapp\\}\"" "Pyroscope name carries pod and target labels"
+like "$q" "\"format\":\"pprof\"" "format=pprof"
+like "$q" "\"tenant\":\"team a\"" "X-Scope-OrgID from SIDESCOPE_PUSH_TENANT"
+raw_ok=0
+for f in "$recv"/*.pb.gz; do
+	"$PPROF" -raw "$f" >/dev/null 2>&1 || raw_ok=1
+done
+ok "$raw_ok" "pprof reads every pushed body"
+is "$(cat "$out/.push-queue" 2>/dev/null)" "" "nothing left in the push queue"
+kill "$RP"
+
+# --- byte limit -----------------------------------------------------------------
+out2="$TMPDIR_TEST/out2"
+sz=$(($(wc -c < "$FIXTURE") + 12))
+limit=$((sz * 2 + sz / 2))
+for _ in 1 2 3 4; do
+	SIDESCOPE_OUT="$out2" SIDESCOPE_MAX_BYTES=$limit SIDESCOPE_CAPTURE="$CAPTURE" \
+		busybox sh "$loop" --once 2>>"$TMPDIR_TEST/bytes.log"
+	sleep 1	# the next capture must get a new UTC second in its name
+done
+total=$(cat "$out2"/testpod-* | wc -c)
+ok "$([ "$total" -le "$limit" ]; echo $?)" "total bytes $total within SIDESCOPE_MAX_BYTES=$limit"
+# newest first, files are kept while they fit: 2 whole captures (4 files)
+# and the third's small .txt; the rest is gone
+is "$(ls "$out2"/testpod-*.pb.gz | wc -l)" 2 "the newest profiles are the ones kept"
+is "$(ls "$out2"/testpod-* | wc -l)" 5 "and older files only while they fit"
+
+# --- a failing capture is logged and the loop goes on ---------------------------
+out3="$TMPDIR_TEST/out3"
+log3="$TMPDIR_TEST/fail.log"
+# every other capture fails
+# shellcheck disable=SC2016
+FLAKY='n=$(cat "$FLAG" 2>/dev/null || echo 0); echo $((n + 1)) > "$FLAG"; [ $((n % 2)) -eq 1 ] || exit 3; echo ok > "$CAPTURE_BASE.txt"'
+FLAG="$TMPDIR_TEST/flag" SIDESCOPE_OUT="$out3" SIDESCOPE_SCHEDULE=1s SIDESCOPE_CAPTURE="$FLAKY" \
+	busybox sh "$loop" 2>"$log3" &
+lp=$!
+on_exit "kill $lp"
+export FLAG="$TMPDIR_TEST/flag"
+wait_count "$log3" "wrote " 2 20
+ok $? "captures after a failed one"
+kill -TERM "$lp"
+wait "$lp"
+like "$(cat "$log3")" "capture of PID $app \\(podapp\\) failed \\(exit 3\\); next one as scheduled" "the failure is logged"
+is "$(ls -A "$out3" | grep -c '^\.staging')" 0 "no staging left behind"
+
+# --- SIGTERM in the middle of a capture leaves nothing partial ------------------
+out4="$TMPDIR_TEST/out4"
+# shellcheck disable=SC2016
+SLOW='echo partial > "$CAPTURE_BASE.pb.gz"; touch "$FLAG.slow"; exec sleep 30'
+rm -f "$FLAG.slow"
+SIDESCOPE_OUT="$out4" SIDESCOPE_SCHEDULE=60s SIDESCOPE_CAPTURE="$SLOW" \
+	busybox sh "$loop" 2>"$TMPDIR_TEST/slow.log" &
+lp=$!
+on_exit "kill $lp"
+wait_for_file "$FLAG.slow" 10 || [ -e "$FLAG.slow" ]
+ok $? "capture under way"
+kill -TERM "$lp"
+t0=$(date +%s)
+wait "$lp"
+is "$?" 0 "SIGTERM mid-capture: exit 0"
+ok "$([ $(($(date +%s) - t0)) -le 3 ]; echo $?)" "promptly"
+is "$(ls -A "$out4" | grep -v '^\.capture-loop\.lock$')" "" "no file, partial or staged, is left"
+like "$(cat "$TMPDIR_TEST/slow.log")" "stopped during the capture of PID $app: discarded" "the discarded capture is logged"
+
+# --- unreachable server: nothing lost, pushed later -----------------------------
+out5="$TMPDIR_TEST/out5"
+SIDESCOPE_OUT="$out5" SIDESCOPE_CAPTURE="$CAPTURE" SIDESCOPE_PUSH_RETRIES=2 \
+SIDESCOPE_PUSH_URL="http://127.0.0.1:9" busybox sh "$loop" --once 2>"$TMPDIR_TEST/q.log"
+is "$(wc -l < "$out5/.push-queue")" 1 "an unpushed profile stays queued"
+like "$(cat "$TMPDIR_TEST/q.log")" "failed 2 times; kept queued" "after SIDESCOPE_PUSH_RETRIES attempts"
+is "$(ls "$out5"/*.pb.gz | wc -l)" 1 "and its file is kept"
+sleep 1
+recv2="$TMPDIR_TEST/recv2"
+start_receiver "$recv2"
+SIDESCOPE_OUT="$out5" SIDESCOPE_CAPTURE="$CAPTURE" \
+SIDESCOPE_PUSH_URL="http://127.0.0.1:$(cat "$recv2/port")" busybox sh "$loop" --once 2>>"$TMPDIR_TEST/q.log"
+is "$(ls "$recv2"/*.pb.gz | wc -l)" 2 "the next tick pushes the queued profile and its own"
+is "$(cat "$out5/.push-queue")" "" "queue empty"
+
+done_testing

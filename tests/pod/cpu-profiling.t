@@ -1,0 +1,95 @@
+#!/bin/sh
+# podspecs/cpu-profiling.yaml as a real pod (podman, runc): the image built
+# from the Dockerfile, the least-privilege sidecar next to the test app (a
+# JIT-like process with a perf map). What a user does through kubectl exec:
+# doctor, sidescope ps, cpu-profile, kubectl cp; then SIGTERM ends the idle
+# sidecar at once.
+. "$SIDESCOPE_SRC/tests/lib/tap.sh"
+. "$SIDESCOPE_SRC/tests/lib/podman.sh"
+. "$SIDESCOPE_SRC/tests/lib/pprof.sh"
+podman_require
+require_pprof
+podman_images
+ok_or_bail $? "images built (sidescope from the Dockerfile, test app)"
+size=$(pm image inspect --format '{{.Size}}' "$SIDESCOPE_IMAGE")
+base=$(pm image inspect --format '{{.Size}}' "$BASE_IMAGE")
+diag "image: $((size / 1000000)) MB, $(((size - base) / 1000000)) MB over the Debian base"
+ok "$(pm run --rm "$SIDESCOPE_IMAGE" sh -c '! command -v cc && ! command -v clang && ! ls /usr/src/linux-headers* >/dev/null 2>&1'; echo $?)" \
+	"the runtime image has no compiler and no kernel headers"
+
+missing=$(pm run --rm "$SIDESCOPE_IMAGE" sh -c 'for c in sidescope doctor cpu-profile uprobe-trace capture-loop \
+	busybox lttng-sessiond lttng babeltrace2 curl flock; do command -v "$c" >/dev/null || echo "$c"; done
+	[ -f /usr/local/lib/sidescope/common.sh ] || echo common.sh')
+is "$missing" "" "the image has sidescope, the scripts and their tools"
+
+pod_play "$SIDESCOPE_SRC/podspecs/cpu-profiling.yaml"
+ok_or_bail $? "cpu-profiling.yaml plays"
+pod=$(pod_name_of sidescope-cpu)
+ex() { pod_exec "$pod" sidescope "$@"; }
+pod_wait_exec 20 "$pod" sidescope sh -c 'sidescope ps -n podapp -q | grep -q .'
+ok $? "the sidecar sees the app's process"
+app=$(ex sidescope ps -n podapp -q)
+is "$(ex sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)" 000000c000080000 \
+	"the sidecar has exactly CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE"
+is "$(ex sed -n 's/^Seccomp:[[:space:]]*//p' /proc/self/status)" 0 "seccomp unconfined from the annotation"
+
+res=$(ex doctor profile 2>&1)
+is "$?" 0 "doctor profile passes in the least-privilege pod"
+diag "$res"
+like "$res" "PASS  perf maps visible for PIDs $app" "the app's perf map is visible"
+
+if ex sidescope profile --help >/dev/null 2>&1; then
+	res=$(ex cpu-profile -d 3 2>&1)
+	is "$?" 0 "cpu-profile -d 3"
+	diag "$res"
+	svg=$(printf '%s\n' "$res" | sed -n "s|^kubectl cp -c sidescope $pod:\\(/out/.*\\.svg\\) .*|\\1|p")
+	like "$svg" "^/out/$pod-podapp-$app-[0-9]{8}T[0-9]{6}Z\\.svg\$" "kubectl cp line for <pod>-<target>-<pid>-<UTC>.svg"
+	base=${svg%.svg}
+	folded=$(ex cat "$base.folded")
+	like "$folded" "PodApp\\.Jit::Spin\\(\\)" "folded stacks hold the JIT frame from the perf map"
+	like "$folded" "run_app" "and the app's native frames"
+	mkdir -p "$TMPDIR_TEST/fetched"
+	pm cp "$pod-sidescope:$svg" "$TMPDIR_TEST/fetched/" && pm cp "$pod-sidescope:$base.pb.gz" "$TMPDIR_TEST/fetched/"
+	ok $? "podman cp (kubectl cp) fetches the files"
+	f="$TMPDIR_TEST/fetched/$(basename "$svg")"
+	if command -v xmllint >/dev/null 2>&1; then
+		xmllint --noout "$f"
+		ok $? "the flame graph is well-formed SVG"
+	fi
+	like "$(cat "$f")" "PodApp\\.Jit::Spin" "the flame graph names the JIT frame"
+	like "$("$PPROF" -top "$TMPDIR_TEST/fetched/$(basename "$base").pb.gz" 2>&1)" "PodApp\\.Jit::Spin" \
+		"pprof reads the profile"
+
+	# SIGTERM to cpu-profile (what Ctrl-C or a pod shutdown sends) ends the
+	# capture early with every output written
+	ex cpu-profile -d 0 -o /out/term >"$TMPDIR_TEST/term.out" 2>&1 &
+	cpb=$!
+	on_exit "kill $cpb"
+	pod_wait_exec 20 "$pod" sidescope sh -c 'sidescope ps -n sidescope -q | grep -q .'
+	ok $? "cpu-profile -d 0 runs until stopped"
+	ex sh -c 'kill -TERM $(sidescope ps -n cpu-profile -q)'
+	wait "$cpb"
+	is "$?" 0 "SIGTERM: cpu-profile ends with status 0"
+	is "$(ex sh -c 'ls /out/term | sed "s/.*Z\.//" | sort | tr "\n" " "')" "folded pb.gz svg " \
+		"and leaves all three files"
+else
+	# 'sidescope profile' is not on this branch yet: what exists is checked
+	diag "sidescope profile is not available yet: cpu-profile is checked up to the call"
+	res=$(ex cpu-profile -d 1 2>&1)
+	is "$?" 1 "cpu-profile fails cleanly without 'sidescope profile'"
+	like "$res" "profiling PID $app \\(podapp\\)" "after finding the only app process by itself"
+fi
+
+res=$(ex cpu-profile no-such-name 2>&1)
+is "$?" 1 "an unknown target name fails"
+like "$res" "no process named 'no-such-name'" "and says so"
+ex cpu-profile -d x >/dev/null 2>&1
+is "$?" 2 "a bad option value exits 2"
+
+t0=$(date +%s)
+pm stop -t 20 "$pod-sidescope" >/dev/null
+ok $? "podman stop (SIGTERM) the idle sidecar"
+ok "$([ $(($(date +%s) - t0)) -le 3 ]; echo $?)" "it ends at once"
+is "$(pm inspect --format '{{.State.ExitCode}}' "$pod-sidescope")" 0 "with status 0"
+
+done_testing

@@ -1493,6 +1493,8 @@ static void fill_info(const struct r2r_image *img, const struct meth *m,
 	out->file_offset = off;
 	out->nbodies = m->nbodies;
 	out->instantiation = m->inst;
+	/* MethodDef flag Static (0x0010): no 'this' in the first argument */
+	out->is_static = m->token && (cell(img, T_METHODDEF, m->token & 0xffffff, 2) & 0x10);
 }
 
 int r2r__method_at(const struct r2r_image *img, size_t i, struct r2r_method_info *out)

@@ -35,6 +35,7 @@ struct r2r_method_info {
 	uint32_t size;		/* size of the main body in bytes */
 	uint32_t nbodies;	/* runtime functions: main body + funclets + cold */
 	bool instantiation;	/* a generic instantiation (InstanceEntryPoints) */
+	bool is_static;		/* false: arg1 is 'this' (or unknown token) */
 };
 
 /* Open and index PATH. Return NULL with errno set: ENOENT/EACCES (open),

@@ -18,6 +18,7 @@ struct cmd {
 
 static const struct cmd cmds[] = {
 	{ "ps", cmd_ps, "list the processes in the pod and what can be traced in each" },
+	{ "dotnet-methods", cmd_dotnet_methods, "list a .NET ReadyToRun image's methods and file offsets" },
 };
 
 static void usage(FILE *f)

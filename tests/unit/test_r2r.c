@@ -12,7 +12,11 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
+#include <signal.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/user.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -464,6 +468,118 @@ static void test_corelib(void)
 	r2r__free(img);
 }
 
+/* Sample the instruction pointer of the running sample (ptrace of our own
+ * child) and name it the way the profiler does: mapping -> file offset ->
+ * image from the cache -> method. Proves that the runtime executes the
+ * precompiled code from the mapped file and that the names come out. */
+static void test_live(void)
+{
+	char ready[PATH_MAX + 32];
+	struct r2r_cache *cache = NULL;
+	int samples = 0, in_dll = 0, named = 0, compute = 0;
+	pid_t child;
+	long waited;
+
+	snprintf(ready, sizeof(ready), "%s/ready", tmpdir);
+	child = fork();
+	if (child == 0) {
+		int fd = open("/dev/null", O_RDWR);
+
+		dup2(fd, 1);
+		/* keep the precompiled bodies in use: no tiering, no rejit */
+		setenv("DOTNET_TieredCompilation", "0", 1);
+		setenv("DOTNET_CLI_TELEMETRY_OPTOUT", "1", 1);
+		execlp(getenv("DOTNET") ? getenv("DOTNET") : "dotnet", "dotnet", sample, "spin",
+		       ready, (char *)NULL);
+		_exit(127);
+	}
+	if (!ok(child > 0, "start the sample under dotnet"))
+		return;
+	/* the child writes the file (atomically, by rename) once it runs */
+	for (waited = 0; access(ready, R_OK) != 0 && waited < 30000; waited += 10) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		int st;
+
+		if (waitpid(child, &st, WNOHANG) == child) {
+			child = -1;
+			break;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (child < 0 || access(ready, R_OK) != 0) {
+		const char *req = getenv("SIDESCOPE_REQUIRE_ALL");
+
+		ok(!(req && strcmp(req, "1") == 0), "# skip live test: the sample did not "
+		   "start under dotnet (is the .NET runtime installed?)");
+		if (child > 0) {
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+		}
+		return;
+	}
+	cache = r2r_cache__new();
+	for (int k = 0; k < 200 && cache; k++) {
+		struct user_regs_struct regs;
+		char maps[64], line[1024], path[PATH_MAX], found[PATH_MAX] = "";
+		unsigned long s, e, o, off = 0;
+		struct r2r_image *img;
+		const char *name;
+		FILE *f;
+		int st;
+
+		if (ptrace(PTRACE_SEIZE, child, 0, 0) != 0)
+			break;
+		if (ptrace(PTRACE_INTERRUPT, child, 0, 0) != 0 ||
+		    waitpid(child, &st, __WALL) != child ||
+		    ptrace(PTRACE_GETREGS, child, 0, &regs) != 0) {
+			ptrace(PTRACE_DETACH, child, 0, 0);
+			break;
+		}
+		ptrace(PTRACE_DETACH, child, 0, 0);
+		samples++;
+		{
+			/* a sampling interval, as a profiler has one */
+			struct timespec ts = { 0, 2 * 1000 * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
+		snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)child);
+		f = fopen(maps, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %4095s", &s, &e, &o, path) == 4 &&
+			    regs.rip >= s && regs.rip < e) {
+				snprintf(found, sizeof(found), "%s", path);
+				off = regs.rip - s + o;
+				break;
+			}
+		}
+		if (f)
+			fclose(f);
+		if (strlen(found) < 4 || strcmp(found + strlen(found) - 4, ".dll") != 0) {
+			if (getenv("R2R_DEBUG"))
+				diag("sample %d at %llx in %s", k, (unsigned long long)regs.rip, found);
+			continue;
+		}
+		in_dll++;
+		img = r2r_cache__get(cache, found, NULL);
+		if (img && r2r__lookup_file_offset(img, off, &name, NULL, NULL) == 0) {
+			named++;
+			compute += strcmp(name, "SampleApp.Deep.Names.Fibonacci.Compute") == 0;
+		}
+	}
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	r2r_cache__free(cache);
+	diag("live: %d samples, %d in .dll mappings, %d named, %d in Fibonacci.Compute",
+	     samples, in_dll, named, compute);
+	ok(samples == 200, "sampled the running sample 200 times");
+	/* the rest is in the runtime's call thunks (anonymous executable
+	 * memory, named by the perf map when it is on) */
+	ok(in_dll >= samples / 4, "many samples run precompiled code from a mapped .dll");
+	is_int(named, in_dll, "every sample in a .dll mapping is named");
+	ok(compute * 10 >= in_dll * 9, "nearly all are in SampleApp.Deep.Names.Fibonacci.Compute");
+}
+
 int main(void)
 {
 	const char *env = getenv("SIDESCOPE_R2R_SAMPLE");
@@ -492,10 +608,13 @@ int main(void)
 	test_sample();
 	test_bad_files();
 	test_corelib();
+	test_live();
 	{
 		char p[PATH_MAX + 32];
 
 		snprintf(p, sizeof(p), "%s/text.dll", tmpdir);
+		unlink(p);
+		snprintf(p, sizeof(p), "%s/ready", tmpdir);
 		unlink(p);
 		rmdir(tmpdir);
 	}

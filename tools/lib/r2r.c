@@ -1644,3 +1644,94 @@ int r2r__code_range_at(const struct r2r_image *img, size_t i, uint32_t *begin, u
 	*end = rf_end(img, (uint32_t)i);
 	return 0;
 }
+
+int r2r__lookup_file_offset(const struct r2r_image *img, uint64_t off, const char **name,
+			    uint32_t *start, uint32_t *size)
+{
+	uint32_t rva;
+
+	if (r2r__rva_from_file_offset(img, off, &rva))
+		return -ENOENT;
+	return r2r__lookup_rva(img, rva, name, start, size);
+}
+
+struct cache_entry {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	struct r2r_image *img;	/* NULL: not readable as ReadyToRun */
+	int err;
+	char *why;
+};
+
+struct r2r_cache {
+	struct cache_entry *e;
+	size_t n, cap;
+};
+
+struct r2r_cache *r2r_cache__new(void)
+{
+	return calloc(1, sizeof(struct r2r_cache));
+}
+
+void r2r_cache__free(struct r2r_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		r2r__free(c->e[i].img);
+		free(c->e[i].why);
+	}
+	free(c->e);
+	free(c);
+}
+
+struct r2r_image *r2r_cache__get(struct r2r_cache *c, const char *path, const char **why)
+{
+	struct cache_entry *e;
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		if (why)
+			*why = strerror(errno);
+		return NULL;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		e = &c->e[i];
+		if (e->dev == st.st_dev && e->ino == st.st_ino && e->size == st.st_size &&
+		    e->mtime.tv_sec == st.st_mtim.tv_sec && e->mtime.tv_nsec == st.st_mtim.tv_nsec)
+			goto found;
+	}
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 16;
+		struct cache_entry *p = realloc(c->e, cap * sizeof(*p));
+
+		if (!p) {
+			errno = ENOMEM;
+			if (why)
+				*why = "out of memory";
+			return NULL;
+		}
+		c->e = p;
+		c->cap = cap;
+	}
+	e = &c->e[c->n++];
+	memset(e, 0, sizeof(*e));
+	e->dev = st.st_dev;
+	e->ino = st.st_ino;
+	e->size = st.st_size;
+	e->mtime = st.st_mtim;
+	e->img = r2r__open(path);
+	if (!e->img) {
+		e->err = errno;
+		e->why = strdup(r2r__error());
+	}
+found:
+	if (!e->img) {
+		errno = e->err;
+		if (why)
+			*why = e->why ? e->why : "out of memory";
+	}
+	return e->img;
+}

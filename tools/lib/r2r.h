@@ -80,4 +80,22 @@ int r2r__file_offset_from_rva(const struct r2r_image *img, uint32_t rva, uint64_
 size_t r2r__code_range_count(const struct r2r_image *img);
 int r2r__code_range_at(const struct r2r_image *img, size_t i, uint32_t *begin, uint32_t *end);
 
+/* The method at file offset OFF: for a sampled address in a file-backed
+ * mapping of the image, OFF = addr - mapping start + mapping file offset
+ * (/proc/PID/maps). Like r2r__lookup_rva, with *start as an RVA. */
+int r2r__lookup_file_offset(const struct r2r_image *img, uint64_t off, const char **name,
+			    uint32_t *start, uint32_t *size);
+
+/* Images opened once per file identity (device, inode, size, mtime).
+ * Failures are remembered too, so an IL-only .dll costs one attempt. */
+struct r2r_cache;
+
+struct r2r_cache *r2r_cache__new(void);
+void r2r_cache__free(struct r2r_cache *c);
+/* The image at PATH (e.g. "/proc/PID/root/app/App.dll"), opened on first
+ * use; owned by the cache. NULL with errno set when it cannot be read or
+ * is not ReadyToRun; *why (if not NULL) gets the reason, owned by the
+ * cache. */
+struct r2r_image *r2r_cache__get(struct r2r_cache *c, const char *path, const char **why);
+
 #endif

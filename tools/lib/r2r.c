@@ -1325,7 +1325,8 @@ static int parse_r2r(struct r2r_image *img, uint32_t hdr_rva, uint32_t hdr_size)
 		if (err)
 			return err;
 	}
-	qsort(img->meths, img->nmeths, sizeof(*img->meths), cmp_meth);
+	if (img->nmeths)
+		qsort(img->meths, img->nmeths, sizeof(*img->meths), cmp_meth);
 	return assign_owners(img, hc_rva, hc_size);
 }
 

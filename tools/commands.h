@@ -5,5 +5,6 @@
 
 int cmd_ps(int argc, char **argv);
 int cmd_dotnet_methods(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
 
 #endif

@@ -230,6 +230,47 @@ static void test_sample(void)
 	r2r__free(img);
 }
 
+/* the adapters the profiler's and the uprobe resolver's hooks take */
+static void test_hooks(void)
+{
+	char msg[1024], name[256];
+	uint64_t off = 0;
+	void *pe;
+	struct r2r_image *img = r2r__open(sample);
+	struct r2r_method_info m;
+
+	if (!ok(img != NULL, "open the sample for the hook tests"))
+		return;
+	m = one(img, "SampleApp.EchoProvider.Echo");
+	r2r__free(img);
+
+	is_int(r2r__uprobe_resolve(sample, "SampleApp.EchoProvider.Echo", &off, msg, sizeof(msg)),
+	       0, "uprobe resolver: Echo resolves");
+	is_int(off, m.file_offset, "uprobe resolver: Echo's file offset");
+	ok(strstr(msg, "static method") != NULL, "uprobe resolver says Echo is static: %s", msg);
+	is_int(r2r__uprobe_resolve(sample, "SampleApp.EchoProvider.Add", &off, msg, sizeof(msg)),
+	       -EEXIST, "uprobe resolver: overloads are ambiguous");
+	ok(strstr(msg, "Add(System.Int32,System.Int32)") &&
+	   strstr(msg, "Add(System.Int64,System.Int64)"),
+	   "uprobe resolver lists the overloads");
+	is_int(r2r__uprobe_resolve(sample, "Nope.Nothing", &off, msg, sizeof(msg)), -ENOENT,
+	       "uprobe resolver: unknown method");
+	is_int(r2r__uprobe_resolve(il_only, "SampleApp.EchoProvider.Echo", &off, msg, sizeof(msg)),
+	       -ENOEXEC, "uprobe resolver: IL-only image");
+	ok(strstr(msg, "IL-only") != NULL, "uprobe resolver says why: %s", msg);
+
+	pe = r2r__pe_open(sample);
+	ok(pe != NULL, "profiler hook: open");
+	ok(r2r__pe_lookup(pe, m.file_offset + 1, name, sizeof(name)) == 0 &&
+	   strcmp(name, "SampleApp.EchoProvider.Echo") == 0,
+	   "profiler hook: file offset inside Echo names it");
+	ok(r2r__pe_lookup(pe, 0, name, sizeof(name)) == -ENOENT,
+	   "profiler hook: the PE header is no method");
+	r2r__pe_close(pe);
+	ok(r2r__pe_open(il_only) == NULL, "profiler hook: IL-only image is not opened");
+	r2r__pe_close(NULL);
+}
+
 static void expect_fail(const char *path, int want_errno, const char *want_msg, const char *what)
 {
 	struct r2r_image *img;
@@ -606,6 +647,7 @@ int main(void)
 		return 1;
 	}
 	test_sample();
+	test_hooks();
 	test_bad_files();
 	test_corelib();
 	test_live();

@@ -1736,3 +1736,64 @@ found:
 	}
 	return e->img;
 }
+
+void *r2r__pe_open(const char *path)
+{
+	return r2r__open(path);
+}
+
+int r2r__pe_lookup(void *image, uint64_t file_offset, char *name, size_t size)
+{
+	const char *n;
+
+	if (!image || r2r__lookup_file_offset(image, file_offset, &n, NULL, NULL))
+		return -ENOENT;
+	snprintf(name, size, "%s", n);
+	return 0;
+}
+
+void r2r__pe_close(void *image)
+{
+	r2r__free(image);
+}
+
+int r2r__uprobe_resolve(const char *path, const char *method, uint64_t *file_offset,
+			char *msg, size_t msgsize)
+{
+	struct r2r_method_info hits[8];
+	struct r2r_image *img;
+	size_t n, len;
+	int err;
+
+	img = r2r__open(path);
+	if (!img) {
+		err = -errno;
+		snprintf(msg, msgsize, "cannot use %s: %s", path, r2r__error());
+		return err;
+	}
+	n = r2r__find_method(img, method, hits, ARRAY_SIZE(hits));
+	if (n == 0) {
+		snprintf(msg, msgsize, "no method '%s' with precompiled code in %s (list them "
+			 "with 'sidescope dotnet-methods %s')", method, path, path);
+		err = -ENOENT;
+	} else if (n > 1) {
+		len = (size_t)snprintf(msg, msgsize, "'%s' matches %zu methods in %s; name one "
+				       "with its parameter list or instantiation:", method, n, path);
+		for (size_t i = 0; i < n && i < ARRAY_SIZE(hits) && len < msgsize; i++)
+			len += (size_t)snprintf(msg + len, msgsize - len, "\n  %s%s (offset 0x%llx)",
+						hits[i].name, hits[i].signature,
+						(unsigned long long)hits[i].file_offset);
+		if (n > ARRAY_SIZE(hits) && len < msgsize)
+			snprintf(msg + len, msgsize - len, "\n  ...");
+		err = -EEXIST;
+	} else {
+		*file_offset = hits[0].file_offset;
+		snprintf(msg, msgsize, "%s%s: %s method at file offset 0x%llx (RVA 0x%x)",
+			 hits[0].name, hits[0].signature,
+			 hits[0].is_static ? "static" : "instance ('this' in arg1)",
+			 (unsigned long long)hits[0].file_offset, hits[0].rva);
+		err = 0;
+	}
+	r2r__free(img);
+	return err;
+}

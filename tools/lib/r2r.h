@@ -98,4 +98,19 @@ void r2r_cache__free(struct r2r_cache *c);
  * cache. */
 struct r2r_image *r2r_cache__get(struct r2r_cache *c, const char *path, const char **why);
 
+/* Adapters with the signatures of the profiler's PE hook (struct
+ * pe_resolver in symbolize.h: open, lookup, close). lookup writes the
+ * method name at FILE_OFFSET into NAME; 0 or -ENOENT. */
+void *r2r__pe_open(const char *path);
+int r2r__pe_lookup(void *image, uint64_t file_offset, char *name, size_t size);
+void r2r__pe_close(void *image);
+
+/* Adapter with the signature of the uprobe target resolver's PE hook
+ * (uptarget_pe_resolver_fn): METHOD in the image at PATH -> *FILE_OFFSET of
+ * its code. Return 0; -ENOENT (no such method with code), -EEXIST (several:
+ * listed in MSG), -ENOEXEC (not ReadyToRun: why in MSG) or another negative
+ * errno. */
+int r2r__uprobe_resolve(const char *path, const char *method, uint64_t *file_offset,
+			char *msg, size_t msgsize);
+
 #endif

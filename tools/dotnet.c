@@ -183,6 +183,12 @@ int cmd_dotnet_methods(int argc, char **argv)
 		p_err("cannot write %s: %s", out_path, strerror(-err));
 		goto cleanup;
 	}
+	if (pattern && shown == 0 && !is_glob(pattern) && r2r__in_metadata(img, pattern)) {
+		p_err("'%s' is in %s but has no precompiled code (left to the JIT: "
+		      "AggressiveOptimization, or a generic without that instantiation)",
+		      pattern, file);
+		goto cleanup;
+	}
 	if (pattern && shown == 0) {
 		p_err("no method with code matches '%s' in %s (list them all with "
 		      "'sidescope dotnet-methods %s')", pattern, file, file);

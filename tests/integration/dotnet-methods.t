@@ -55,6 +55,9 @@ like "$err" 'truncated PE file' "truncated image: says so"
 err=$("$SIDESCOPE" dotnet-methods "$dll" No.Such.Method 2>&1 >/dev/null)
 is $? 1 "unknown method: exit 1"
 like "$err" "no method with code matches 'No.Such.Method'" "unknown method: says so"
+err=$("$SIDESCOPE" dotnet-methods "$dll" EchoProvider.JitOnly 2>&1 >/dev/null)
+is $? 1 "method without precompiled code: exit 1"
+like "$err" 'has no precompiled code' "method without precompiled code: says so"
 "$SIDESCOPE" dotnet-methods >/dev/null 2>&1
 is $? 2 "no FILE: usage error"
 "$SIDESCOPE" dotnet-methods --bogus "$dll" >/dev/null 2>&1

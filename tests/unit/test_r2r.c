@@ -167,6 +167,8 @@ static void test_sample(void)
 	is_int(r2r__find_method(img, "ibonacci.Compute", all, 8), 0,
 	       "a suffix must start at a name boundary");
 	is_int(r2r__find_method(img, "SampleApp.Nope.Missing", all, 8), 0, "unknown name: none");
+	is_int(r2r__find_method(img, "SampleApp.EchoProvider.JitOnly", all, 8), 0,
+	       "a method left to the JIT has no code");
 
 	/* generic method: one body per instantiation, named */
 	n = r2r__find_method(img, "SampleApp.Generics.Identity", all, 8);
@@ -255,6 +257,13 @@ static void test_hooks(void)
 	   "uprobe resolver lists the overloads");
 	is_int(r2r__uprobe_resolve(sample, "Nope.Nothing", &off, msg, sizeof(msg)), -ENOENT,
 	       "uprobe resolver: unknown method");
+	ok(strstr(msg, "dotnet-methods") != NULL, "uprobe resolver: hint to list methods");
+	/* AggressiveOptimization: in the metadata, never precompiled */
+	is_int(r2r__uprobe_resolve(sample, "SampleApp.EchoProvider.JitOnly", &off,
+				   msg, sizeof(msg)), -ENOENT,
+	       "uprobe resolver: a method without precompiled code");
+	ok(strstr(msg, "no precompiled code") != NULL, "uprobe resolver says it has no code: %s",
+	   msg);
 	is_int(r2r__uprobe_resolve(il_only, "SampleApp.EchoProvider.Echo", &off, msg, sizeof(msg)),
 	       -ENOEXEC, "uprobe resolver: IL-only image");
 	ok(strstr(msg, "IL-only") != NULL, "uprobe resolver says why: %s", msg);

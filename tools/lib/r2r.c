@@ -1757,6 +1757,25 @@ void r2r__pe_close(void *image)
 	r2r__free(image);
 }
 
+bool r2r__in_metadata(const struct r2r_image *img, const char *want)
+{
+	size_t wlen = strlen(want);
+
+	for (uint32_t rid = 1; rid <= img->tab[T_METHODDEF].rows; rid++) {
+		struct sbuf name = { .len = 0 }, sig = { .len = 0 };
+
+		methoddef_name(img, rid, &name);
+		if (strchr(want, '('))
+			methoddef_sig(img, rid, &sig);
+		if (name_matches(name.buf, sig.buf, want, wlen))
+			return true;
+		for (const char *p = name.buf; *p; p++)
+			if ((*p == '.' || *p == '+') && name_matches(p + 1, sig.buf, want, wlen))
+				return true;
+	}
+	return false;
+}
+
 int r2r__uprobe_resolve(const char *path, const char *method, uint64_t *file_offset,
 			char *msg, size_t msgsize)
 {
@@ -1772,7 +1791,12 @@ int r2r__uprobe_resolve(const char *path, const char *method, uint64_t *file_off
 		return err;
 	}
 	n = r2r__find_method(img, method, hits, ARRAY_SIZE(hits));
-	if (n == 0) {
+	if (n == 0 && r2r__in_metadata(img, method)) {
+		snprintf(msg, msgsize, "'%s' is in %s but has no precompiled code (crossgen2 "
+			 "left it to the JIT: AggressiveOptimization, or a generic without that "
+			 "instantiation); JIT code cannot take uprobes", method, path);
+		err = -ENOENT;
+	} else if (n == 0) {
 		snprintf(msg, msgsize, "no method '%s' with precompiled code in %s (list them "
 			 "with 'sidescope dotnet-methods %s')", method, path, path);
 		err = -ENOENT;

@@ -65,6 +65,10 @@ int r2r__method_at(const struct r2r_image *img, size_t i, struct r2r_method_info
 size_t r2r__find_method(const struct r2r_image *img, const char *name,
 			struct r2r_method_info *out, size_t max);
 
+/* Whether the metadata has a method named NAME (matched as by
+ * r2r__find_method), with or without precompiled code. */
+bool r2r__in_metadata(const struct r2r_image *img, const char *name);
+
 /* The method whose code contains RVA (main body, funclet or cold part).
  * *name gets its name (owned by the image); *start and *size the code range
  * (runtime function) containing RVA, which for a funclet is the funclet.

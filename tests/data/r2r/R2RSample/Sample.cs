@@ -52,6 +52,11 @@ namespace SampleApp
             }
         }
 
+        // ReadyToRun never precompiles AggressiveOptimization methods: this
+        // one is in the metadata only, for the "no precompiled code" error.
+        [MethodImpl(MethodImplOptions.AggressiveOptimization | MethodImplOptions.NoInlining)]
+        public static int JitOnly(int x) { return x * 3; }
+
         public class Inner
         {
             [MethodImpl(MethodImplOptions.NoInlining)]

@@ -179,6 +179,10 @@ static void test_sample(void)
 	}
 	m = one(img, "SampleApp.Generics.Identity[System.Int32]");
 	is_str(m.name, "SampleApp.Generics.Identity[System.Int32]", "instantiation over int named");
+	is_str(m.signature, "(System.Int32)", "method type parameter replaced in the signature");
+	m = one(img, "SampleApp.Generics.Identity(System.Int32)");
+	is_str(m.name, "SampleApp.Generics.Identity[System.Int32]",
+	       "an instantiation picked by its parameter list");
 	m = one(img, "SampleApp.Generics.Identity[System.__Canon]");
 	is_str(m.name, "SampleApp.Generics.Identity[System.__Canon]", "shared instantiation named");
 	m = one(img, "SampleApp.Generics.CountAll");
@@ -495,6 +499,8 @@ static void test_corelib(void)
 		   strcmp(nm, m[0].name) == 0, "CoreLib: middle of %s names it", m[0].name);
 	}
 	n = r2r__find_method(img, "System.Collections.Generic.List`1[System.Int32].Add", m, 4);
+	ok(n == 1 && strcmp(m[0].signature, "(System.Int32)") == 0,
+	   "CoreLib: type parameter replaced in List<int>.Add's signature");
 	ok(n == 1 && strcmp(m[0].name, "System.Collections.Generic.List`1[System.Int32].Add") == 0,
 	   "CoreLib: the List<int>.Add instantiation has its own body");
 

@@ -1039,6 +1039,83 @@ enum {
 	MSIG_OWNER_TYPE = 0x40, MSIG_UPDATE_CONTEXT = 0x80,
 };
 
+/* Generic arguments of an instantiated name: the comma-separated list in
+ * the brackets that end S (nested brackets kept whole). */
+struct gen_args {
+	const char *arg[32];
+	size_t len[32];
+	unsigned n;
+};
+
+static void split_args(const char *s, size_t n, struct gen_args *g)
+{
+	size_t open = 0, start;
+	int depth = 0;
+
+	g->n = 0;
+	if (n < 2 || s[n - 1] != ']')
+		return;
+	for (size_t i = n; i-- > 0;) {
+		if (s[i] == ']')
+			depth++;
+		else if (s[i] == '[' && --depth == 0) {
+			open = i;
+			break;
+		}
+	}
+	if (depth != 0)
+		return;
+	start = open + 1;
+	for (size_t i = open + 1; i < n && g->n < 32; i++) {
+		if (s[i] == '[')
+			depth++;
+		else if (s[i] == ']' && depth > 0)
+			depth--;
+		else if ((s[i] == ',' && depth == 0) || i == n - 1) {
+			g->arg[g->n] = s + start;
+			g->len[g->n++] = i - start;
+			start = i + 1;
+		}
+	}
+}
+
+/* Replace "!N" (type) and "!!N" (method) generic parameters in SIG with
+ * the arguments of the instantiation. */
+static void subst_generics(struct sbuf *sig, const struct gen_args *t, const struct gen_args *m)
+{
+	struct sbuf out = { .len = 0 };
+
+	for (size_t i = 0; i < sig->len;) {
+		const struct gen_args *g = t;
+		size_t j = i + 1;
+		unsigned v = 0;
+
+		if (sig->buf[i] != '!') {
+			sb_puts(&out, sig->buf + i, 1);
+			i++;
+			continue;
+		}
+		if (j < sig->len && sig->buf[j] == '!') {
+			g = m;
+			j++;
+		}
+		if (j >= sig->len || sig->buf[j] < '0' || sig->buf[j] > '9') {
+			sb_puts(&out, sig->buf + i, j - i);
+			i = j;
+			continue;
+		}
+		for (; j < sig->len && sig->buf[j] >= '0' && sig->buf[j] <= '9' && v < 1000; j++)
+			v = v * 10 + (unsigned)(sig->buf[j] - '0');
+		if (v < g->n)
+			sb_puts(&out, g->arg[v], g->len[v]);
+		else
+			sb_puts(&out, sig->buf + i, j - i);
+		i = j;
+	}
+	if (!out.overflow)
+		*sig = out;
+}
+
 /* Name one InstanceEntryPoints entry from its method signature; *after
  * gets the offset just past the signature, where the entry point is. */
 static bool instance_name(struct r2r_image *img, uint64_t off, struct sbuf *name,
@@ -1047,6 +1124,7 @@ static bool instance_name(struct r2r_image *img, uint64_t off, struct sbuf *name
 	struct sig s = { .img = img, .p = off, .end = img->size };
 	struct sbuf owner = { .len = 0 };
 	uint32_t flags, tok, module, n;
+	size_t name_len;
 
 	*token = 0;
 	if (!sig_uint(&s, &flags))
@@ -1106,6 +1184,7 @@ static bool instance_name(struct r2r_image *img, uint64_t off, struct sbuf *name
 		}
 		methoddef_sig(img, tok, psig);
 	}
+	name_len = name->len;
 	if (flags & MSIG_METHOD_INST) {
 		if (!sig_uint(&s, &n) || n > 64)
 			return false;
@@ -1123,6 +1202,15 @@ static bool instance_name(struct r2r_image *img, uint64_t off, struct sbuf *name
 
 		if (!sig_type(&s, &tmp, 0))
 			return false;
+	}
+	{
+		struct gen_args targs, margs;
+
+		split_args(owner.buf, owner.len, &targs);
+		split_args(name->buf, name->len, &margs);
+		if (name->len == name_len)
+			margs.n = 0;
+		subst_generics(psig, &targs, &margs);
 	}
 	if (flags & MSIG_UNBOXING)
 		sb_str(name, " [unboxing]");

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "r2r.h"
 #include "util.h"
 
@@ -1827,7 +1828,11 @@ found:
 
 void *r2r__pe_open(const char *path)
 {
-	return r2r__open(path);
+	struct r2r_image *img = r2r__open(path);
+
+	if (!img)
+		p_debug("no ReadyToRun names for %s: %s", path, r2r__error());
+	return img;
 }
 
 int r2r__pe_lookup(void *image, uint64_t file_offset, char *name, size_t size)

@@ -126,6 +126,28 @@ $(BUILD)/tests/progs/%: tests/progs/%.c | $(BUILD)/tests/progs
 	$(TARGET_CC) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -fno-optimize-sibling-calls \
 		-Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< $(shell sed -n 's|^// LDLIBS: ||p' $<)
 
+# The ReadyToRun fixture of test_r2r: a small class library compiled by
+# crossgen2 (dotnet publish -p:PublishReadyToRun=true). dotnet runs only when
+# its sources change; after the first restore it needs no network. Without a
+# .NET SDK the test skips (and fails under SIDESCOPE_REQUIRE_ALL=1).
+DOTNET    ?= $(shell command -v dotnet 2>/dev/null)
+R2R_SAMPLE_DIR := tests/data/r2r/R2RSample
+R2R_SAMPLE := $(BUILD)/r2r/publish/R2RSample.dll
+ifneq ($(DOTNET),)
+ifneq ($(FUZZ),1)
+all: $(R2R_SAMPLE)
+endif
+endif
+
+$(R2R_SAMPLE): $(wildcard $(R2R_SAMPLE_DIR)/*.cs $(R2R_SAMPLE_DIR)/*.csproj)
+	DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1 \
+		$(DOTNET) publish $(R2R_SAMPLE_DIR)/R2RSample.csproj -c Release --nologo -v q \
+		-o $(abspath $(BUILD))/r2r/publish \
+		-p:BaseIntermediateOutputPath=$(abspath $(BUILD))/r2r/obj/ \
+		-p:BaseOutputPath=$(abspath $(BUILD))/r2r/bin/
+	cp $(BUILD)/r2r/bin/Release/net10.0/linux-x64/R2RSample.dll $(BUILD)/r2r/R2RSample.il.dll
+	touch $@
+
 $(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c $(LIBSS) | $(BUILD)/tests/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/driver.c $(LIBSS) $(LDLIBS)
 

@@ -6,6 +6,7 @@
 int cmd_ps(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_ctf(int argc, char **argv);
+int cmd_dotnet_methods(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_uprobe(int argc, char **argv);
 

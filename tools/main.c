@@ -20,6 +20,7 @@ static const struct cmd cmds[] = {
 	{ "ps", cmd_ps, "list the processes in the pod and what can be traced in each" },
 	{ "profile", cmd_profile, "sample CPU stacks with BPF: top table, folded, pprof, json" },
 	{ "ctf", cmd_ctf, "summarize LTTng CTF traces or convert them for Perfetto" },
+	{ "dotnet-methods", cmd_dotnet_methods, "list a .NET ReadyToRun image's methods and file offsets" },
 	{ "flame", cmd_flame, "draw stacks (folded or pprof) as an interactive SVG flame graph" },
 	{ "uprobe", cmd_uprobe, "print arguments and return values of functions (UTF-16 too)" },
 };

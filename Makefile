@@ -13,10 +13,16 @@ ifeq ($(SANITIZE),1)
 BUILD     ?= build-san
 CC        := clang
 SANFLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+else ifeq ($(FUZZ),1)
+BUILD     ?= build-fuzz
+CC        := clang
+SANFLAGS  := -fsanitize=fuzzer-no-link,address,undefined
 else
 BUILD     ?= build
 SANFLAGS  :=
 endif
+# gcc's guesses about snprintf truncation are noise: every call is bounded
+WARN_CC   := $(if $(findstring clang,$(CC)),,-Wno-format-truncation)
 CC        ?= cc
 CLANG     ?= clang
 BPFTOOL   ?= bpftool
@@ -32,7 +38,7 @@ PKG_LIBS  := $(shell pkg-config --libs libbpf libelf zlib libprotobuf-c babeltra
 
 WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS    ?= -O2 -g
-CFLAGS    += -std=gnu11 $(WARN) $(SANFLAGS) -fno-omit-frame-pointer -D_GNU_SOURCE \
+CFLAGS    += -std=gnu11 $(WARN) $(WARN_CC) $(SANFLAGS) -fno-omit-frame-pointer -D_GNU_SOURCE \
              -DSIDESCOPE_VERSION='"$(VERSION)"' \
              -Itools -Itools/lib -Ibpf -I$(BUILD)/bpf -I$(BUILD)/gen $(PKG_CFLAGS)
 LDFLAGS   += $(SANFLAGS)
@@ -64,14 +70,24 @@ DOTNET_SRCS := $(wildcard examples/dotnet/src/*.cs examples/dotnet/src/*.csproj)
 DOTNET_SAMPLE := $(if $(DOTNET),$(BUILD)/dotnet/app/SampleApp.dll $(BUILD)/dotnet/app/libsampleapp-tp.so)
 
 # wrapper scripts that go into the image's PATH (install-deps and demo do not)
+# Fuzz targets: libFuzzer binaries under 'make fuzz'; plain replay drivers
+# (corpus + crash regressions) in every build, run by the tests.
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_REPLAY := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(FUZZ_SRCS))
+FUZZ_SECONDS ?= 60
+
 SCRIPTS   := $(wildcard $(addprefix scripts/,cpu-profile uprobe-trace lttng-capture capture-loop doctor))
 
-.PHONY: all test unit-test demo install clean vmlinux image bench fuzz check-deps
+.PHONY: all test unit-test demo install clean vmlinux image bench fuzz
 .DELETE_ON_ERROR:
 
-all: $(BUILD)/sidescope $(BUILD)/workload $(UNIT_BINS) $(TESTPROGS) $(DOTNET_SAMPLE)
+ifeq ($(FUZZ),1)
+all: $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(FUZZ_SRCS))
+else
+all: $(BUILD)/sidescope $(BUILD)/workload $(UNIT_BINS) $(TESTPROGS) $(FUZZ_REPLAY) $(DOTNET_SAMPLE)
+endif
 
-$(BUILD)/bpf $(BUILD)/lib $(BUILD)/obj $(BUILD)/gen $(BUILD)/tests/unit $(BUILD)/tests/progs:
+$(BUILD)/bpf $(BUILD)/lib $(BUILD)/obj $(BUILD)/gen $(BUILD)/tests/unit $(BUILD)/tests/progs $(BUILD)/tests/fuzz:
 	@mkdir -p $@
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(BUILD)/bpf
@@ -112,6 +128,7 @@ $(BUILD)/tests/progs/%: tests/progs/%.c | $(BUILD)/tests/progs
 	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
 		-Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< $(shell sed -n 's|^// LDLIBS: ||p' $<)
 
+<<<<<<< HEAD
 # The .NET sample (examples/dotnet), published ReadyToRun into
 # $(BUILD)/dotnet/app with its LTTng tracepoint provider. Built when the .NET
 # SDK is installed; dotnet publish runs only when the sources change.
@@ -129,6 +146,14 @@ $(BUILD)/dotnet/app/libsampleapp-tp.so: examples/dotnet/native/sampleapp_tp.c ex
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fPIC -shared -fvisibility=hidden -Wall -Wextra -Werror \
 		-Iexamples/dotnet/native -o $@ $< -llttng-ust -ldl
+=======
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c $(LIBSS) | $(BUILD)/tests/fuzz
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/driver.c $(LIBSS) $(LDLIBS)
+
+# libFuzzer builds (make FUZZ=1 is implied by 'make fuzz')
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(LIBSS)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(LIBSS) $(LDLIBS)
+>>>>>>> main
 
 # Test layers: unit (no root), integration (root, real kernel), pod (podman).
 # SIDESCOPE_REQUIRE_ALL=1 turns every skip into a failure (CI sets it).
@@ -154,6 +179,22 @@ install: all
 
 image:
 	podman --runtime runc build --pull=never -t localhost/sidescope:latest .
+
+# Fuzz every target for FUZZ_SECONDS each, from its seed corpus; a crash
+# stops the run and leaves its input in build-fuzz/ (make it a regression
+# under tests/fuzz/regressions/TARGET/).
+fuzz:
+	$(MAKE) FUZZ=1 all
+	set -e; for src in $(FUZZ_SRCS); do \
+		t=$$(basename $$src .c); n=$${t#fuzz_}; \
+		mkdir -p build-fuzz/corpus/$$n; \
+		echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
+		build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			-artifact_prefix=build-fuzz/$$n- -print_final_stats=1 \
+			build-fuzz/corpus/$$n tests/fuzz/corpus/$$n 2>&1 | \
+			grep -E '^(stat::number_of_executed_units|==.*ERROR|SUMMARY)' || true; \
+		test -z "$$(ls build-fuzz/$$n-crash-* build-fuzz/$$n-leak-* build-fuzz/$$n-timeout-* 2>/dev/null)"; \
+	done
 
 bench: all
 	sh bench/run

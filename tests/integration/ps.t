@@ -33,9 +33,10 @@ is "$(printf '%s' "$out" | jq -r '.[0].ns_depth')" "2" "host view: two namespace
 is "$(printf '%s' "$out" | jq -r '.[0].perf_map')" "/proc/$host/root/tmp/perf-$app.map" \
 	"host view: perf map through /proc/PID/root"
 
-out=$(pod_sidecar "$SIDESCOPE" ps -n workload)
+out=$(pod_sidecar "$SIDESCOPE" ps -n workload -w)
 like "$out" "^ +$app +$app .* native +yes +- .*workload -r" "text row: PID, NSPID, runtime, perf map"
-is "$(printf '%s\n' "$out" | awk 'length > 80' | wc -l)" "0" "text output fits 80 columns"
+out=$(pod_sidecar "$SIDESCOPE" ps -n workload)
+is "$(printf '%s\n' "$out" | awk 'length > 79' | wc -l)" "0" "text output fits 80 columns"
 is "$(printf '%s\n' "$out" | head -1 | awk '{print $1, $2, $3, $4, $5, $6, $7}')" \
 	"PID NSPID CONTAINER RUNTIME PERFMAP UST COMMAND" "header"
 

@@ -28,14 +28,34 @@ pod_start() {
 	fi
 }
 
+# The app's container init: join its cgroup, put a private tmpfs on /tmp,
+# and keep the source and build trees reachable when they live under /tmp
+# (a checkout in /tmp would otherwise vanish under the new mount).
+# shellcheck disable=SC2016
+_POD_APP_INIT='
+	cg=$0
+	[ -z "$cg" ] || echo "$$" > "$cg/cgroup.procs" || exit 1
+	keep=""
+	for d in "$SIDESCOPE_SRC" "$SIDESCOPE_BUILD"; do
+		case "$d/" in /tmp/*) keep="$keep $d" ;; esac
+	done
+	if [ -n "$keep" ]; then
+		old=/mnt	# only this mount namespace sees the bind
+		mount --bind /tmp "$old" || exit 1
+	fi
+	mount -t tmpfs -o mode=1777 tmpfs /tmp || exit 1
+	for d in $keep; do
+		mkdir -p "$d" && mount --bind "$old${d#/tmp}" "$d" || exit 1
+	done
+	exec "$@"'
+
 # Run a command as the app, in the background, in its own mount namespace
 # with a private /tmp. Prints nothing; the caller learns PIDs from files
 # the command writes (see pod_pid_of).
 pod_app() {
 	nsenter -t "$POD_PAUSE" --pid --mount -- \
 		unshare --mount --propagation private \
-		sh -c '{ [ -z "$0" ] || echo "$$" > "$0/cgroup.procs"; } &&
-			mount -t tmpfs -o mode=1777 tmpfs /tmp && exec "$@"' "$POD_APP_CGROUP" "$@" &
+		sh -c "$_POD_APP_INIT" "$POD_APP_CGROUP" "$@" &
 }
 
 # Run a command as the sidecar, in the foreground: same PID namespace,

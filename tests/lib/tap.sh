@@ -104,6 +104,7 @@ done_testing() {
 : "${SIDESCOPE:?run through make test}"
 : "${SIDESCOPE_SRC:?run through make test}"
 SIDESCOPE_BUILD=${SIDESCOPE_BUILD:-$(dirname "$SIDESCOPE")}
+export SIDESCOPE SIDESCOPE_SRC SIDESCOPE_BUILD
 # Not under /tmp: simulated containers mount their own /tmp over it.
 mkdir -p "$SIDESCOPE_BUILD/tmp"
 TMPDIR_TEST=$(mktemp -d "$SIDESCOPE_BUILD/tmp/test.XXXXXX")

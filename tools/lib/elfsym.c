@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* ELF function symbols through libelf. The symbols are copied out and the
+ * file closed, so a loaded table holds no descriptor and survives the file
+ * being replaced or deleted. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elfsym.h"
+#include "util.h"
+
+/* libstdc++'s demangler; the only C++ we link. */
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+
+struct seg {
+	uint64_t vaddr, filesz, offset;
+};
+
+struct elf_syms {
+	struct elf_sym_info *syms;	/* sorted by addr */
+	size_t n;
+	char *names;			/* pool the syms' names point into */
+	struct seg *segs;
+	size_t nsegs;
+	bool dyn;
+	bool have_symtab;		/* .symtab, not just .dynsym */
+	char build_id[2 * 64 + 1];
+};
+
+struct sym_tmp {
+	uint64_t addr, size;
+	size_t name_off;
+	int bind_rank;			/* global before weak before local */
+};
+
+static int read_build_id(Elf *elf, char *out, size_t outsz)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	out[0] = '\0';
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    desc_off + nh.n_descsz <= data->d_size &&
+			    memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0) {
+				const unsigned char *d = (unsigned char *)data->d_buf + desc_off;
+				size_t i, n = nh.n_descsz;
+
+				if (n * 2 + 1 > outsz)
+					n = (outsz - 1) / 2;
+				for (i = 0; i < n; i++)
+					sprintf(out + 2 * i, "%02x", d[i]);
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+/* The name in .gnu_debuglink, or NULL. */
+static const char *read_debuglink(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".gnu_debuglink"))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || data->d_size < 2 || !memchr(data->d_buf, '\0', data->d_size))
+			return NULL;
+		return data->d_buf;
+	}
+	return NULL;
+}
+
+static int cmp_tmp(const void *a, const void *b)
+{
+	const struct sym_tmp *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* at one address prefer a sized symbol, then the stronger binding */
+	if ((x->size == 0) != (y->size == 0))
+		return x->size == 0 ? 1 : -1;
+	return x->bind_rank - y->bind_rank;
+}
+
+/* Collect the function symbols of one symbol table section type. */
+static int collect(Elf *elf, Elf64_Word type, struct sym_tmp **out, size_t *nout,
+		   char **pool, size_t *pool_len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t cap = 0, n = 0, plen = *pool_len, pcap = *pool_len;
+	struct sym_tmp *arr = NULL;
+	char *p = *pool;
+	int err = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		size_t count, i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || sh.sh_entsize == 0)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		count = data->d_size / sh.sh_entsize;
+		for (i = 0; i < count; i++) {
+			GElf_Sym sym;
+			const char *name;
+			size_t len;
+			int st;
+
+			if (!gelf_getsym(data, (int)i, &sym))
+				continue;
+			st = GELF_ST_TYPE(sym.st_info);
+			if ((st != STT_FUNC && st != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+			    sym.st_value == 0)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!name || !*name)
+				continue;
+			len = strlen(name) + 1;
+			if (n == cap) {
+				struct sym_tmp *tmp;
+
+				cap = cap ? cap * 2 : 256;
+				tmp = realloc(arr, cap * sizeof(*arr));
+				if (!tmp) {
+					err = -ENOMEM;
+					goto cleanup;
+				}
+				arr = tmp;
+			}
+			if (plen + len > pcap) {
+				char *tmp;
+
+				pcap = (plen + len) * 2;
+				tmp = realloc(p, pcap);
+				if (!tmp) {
+					err = -ENOMEM;
+					goto cleanup;
+				}
+				p = tmp;
+			}
+			memcpy(p + plen, name, len);
+			arr[n].addr = sym.st_value;
+			arr[n].size = sym.st_size;
+			arr[n].name_off = plen;
+			arr[n].bind_rank = GELF_ST_BIND(sym.st_info) == STB_GLOBAL ? 0 :
+					   GELF_ST_BIND(sym.st_info) == STB_WEAK ? 1 : 2;
+			plen += len;
+			n++;
+		}
+	}
+cleanup:
+	*pool = p;
+	*pool_len = plen;
+	if (err) {
+		free(arr);
+		return err;
+	}
+	*out = arr;
+	*nout = n;
+	return 0;
+}
+
+static Elf *open_elf(const char *path, int *fd)
+{
+	Elf *elf;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) == ELFCLASSNONE) {
+		if (elf)
+			elf_end(elf);
+		close(*fd);
+		*fd = -1;
+		errno = ENOEXEC;
+		return NULL;
+	}
+	return elf;
+}
+
+/* Load symbols from ELF into s (replacing any). */
+static int load_symbols(struct elf_syms *s, Elf *elf)
+{
+	struct sym_tmp *tmp = NULL;
+	char *pool = NULL;
+	size_t n = 0, pool_len = 0, i, k;
+	int err;
+
+	err = collect(elf, SHT_SYMTAB, &tmp, &n, &pool, &pool_len);
+	s->have_symtab = !err && n > 0;
+	if (!err && n == 0) {
+		free(tmp);
+		tmp = NULL;
+		err = collect(elf, SHT_DYNSYM, &tmp, &n, &pool, &pool_len);
+	}
+	if (err)
+		goto fail;
+	if (n)
+		qsort(tmp, n, sizeof(*tmp), cmp_tmp);
+	free(s->syms);
+	free(s->names);
+	s->syms = calloc(n ? n : 1, sizeof(*s->syms));
+	if (!s->syms) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	/* one symbol per address: aliases (memcpy/__memcpy) collapse */
+	for (i = 0, k = 0; i < n; i++) {
+		if (k && s->syms[k - 1].addr == tmp[i].addr)
+			continue;
+		s->syms[k].addr = tmp[i].addr;
+		s->syms[k].size = tmp[i].size;
+		s->syms[k].name = (const char *)(uintptr_t)tmp[i].name_off;
+		k++;
+	}
+	s->n = k;
+	s->names = pool;
+	for (i = 0; i < k; i++) {
+		s->syms[i].name = pool + (uintptr_t)s->syms[i].name;
+		if (elfsym__addr_to_offset(s, s->syms[i].addr, &s->syms[i].file_offset))
+			s->syms[i].file_offset = 0;
+	}
+	free(tmp);
+	return 0;
+fail:
+	free(tmp);
+	free(pool);
+	return err;
+}
+
+static int load_segments(struct elf_syms *s, Elf *elf)
+{
+	size_t phnum, i;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return -ENOEXEC;
+	s->segs = calloc(phnum ? phnum : 1, sizeof(*s->segs));
+	if (!s->segs)
+		return -ENOMEM;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		s->segs[s->nsegs].vaddr = ph.p_vaddr;
+		s->segs[s->nsegs].filesz = ph.p_filesz;
+		s->segs[s->nsegs].offset = ph.p_offset;
+		s->nsegs++;
+	}
+	return 0;
+}
+
+/* Try a separate debug file; return 0 when it gave symbols. */
+static int try_debug_file(struct elf_syms *s, const char *path)
+{
+	char id[sizeof(s->build_id)];
+	Elf *elf;
+	int fd, err = -ENOENT;
+
+	elf = open_elf(path, &fd);
+	if (!elf)
+		return -errno;
+	/* a debug file for another build would name the wrong functions */
+	if (s->build_id[0] && (read_build_id(elf, id, sizeof(id)) || strcmp(id, s->build_id)))
+		goto cleanup;
+	err = load_symbols(s, elf);
+	if (!err && s->n == 0)
+		err = -ENOENT;
+cleanup:
+	elf_end(elf);
+	close(fd);
+	return err;
+}
+
+static void find_debug_symbols(struct elf_syms *s, const char *path, const char *root,
+			       const char *debuglink)
+{
+	char buf[2 * PATH_MAX + 64], dir[PATH_MAX];
+	const char *slash, *inside;
+	size_t rootlen = strlen(root);
+
+	if (s->build_id[0] && strlen(s->build_id) > 2) {
+		snprintf(buf, sizeof(buf), "%s/usr/lib/debug/.build-id/%.2s/%s.debug", root,
+			 s->build_id, s->build_id + 2);
+		if (try_debug_file(s, buf) == 0)
+			return;
+	}
+	if (!debuglink || strchr(debuglink, '/'))
+		return;
+	slash = strrchr(path, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	/* the file's directory as the process sees it, for /usr/lib/debug/DIR */
+	inside = rootlen && strncmp(dir, root, rootlen) == 0 ? dir + rootlen : dir;
+	snprintf(buf, sizeof(buf), "%s/%s", dir, debuglink);
+	if (strcmp(buf, path) && try_debug_file(s, buf) == 0)
+		return;
+	snprintf(buf, sizeof(buf), "%s/.debug/%s", dir, debuglink);
+	if (try_debug_file(s, buf) == 0)
+		return;
+	snprintf(buf, sizeof(buf), "%s/usr/lib/debug%s/%s", root, inside, debuglink);
+	try_debug_file(s, buf);
+}
+
+struct elf_syms *elfsym__load(const char *path, const char *debug_root)
+{
+	struct elf_syms *s;
+	const char *link;
+	char *debuglink = NULL;
+	GElf_Ehdr eh;
+	Elf *elf;
+	int fd, err;
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	elf = open_elf(path, &fd);
+	if (!elf)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (!gelf_getehdr(elf, &eh)) {
+		err = -ENOEXEC;
+		goto fail;
+	}
+	s->dyn = eh.e_type == ET_DYN;
+	err = load_segments(s, elf);
+	if (err)
+		goto fail;
+	read_build_id(elf, s->build_id, sizeof(s->build_id));
+	err = load_symbols(s, elf);
+	if (err)
+		goto fail;
+	link = read_debuglink(elf);
+	if (link && !(debuglink = strdup(link))) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	elf_end(elf);
+	close(fd);
+	elf = NULL;
+	/* stripped (no .symtab): a separate debug file has the full table */
+	if (!s->have_symtab)
+		find_debug_symbols(s, path, debug_root ? debug_root : "", debuglink);
+	free(debuglink);
+	return s;
+fail:
+	if (elf) {
+		elf_end(elf);
+		close(fd);
+	}
+	free(debuglink);
+	elfsym__free(s);
+	errno = -err;
+	return NULL;
+}
+
+void elfsym__free(struct elf_syms *s)
+{
+	if (!s)
+		return;
+	free(s->syms);
+	free(s->names);
+	free(s->segs);
+	free(s);
+}
+
+const char *elfsym__build_id(const struct elf_syms *s)
+{
+	return s->build_id;
+}
+
+size_t elfsym__count(const struct elf_syms *s)
+{
+	return s->n;
+}
+
+bool elfsym__is_dyn(const struct elf_syms *s)
+{
+	return s->dyn;
+}
+
+int elfsym__offset_to_addr(const struct elf_syms *s, uint64_t off, uint64_t *addr)
+{
+	size_t i;
+
+	for (i = 0; i < s->nsegs; i++) {
+		const struct seg *g = &s->segs[i];
+
+		if (off >= g->offset && off < g->offset + g->filesz) {
+			*addr = off - g->offset + g->vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int elfsym__addr_to_offset(const struct elf_syms *s, uint64_t addr, uint64_t *off)
+{
+	size_t i;
+
+	for (i = 0; i < s->nsegs; i++) {
+		const struct seg *g = &s->segs[i];
+
+		if (addr >= g->vaddr && addr < g->vaddr + g->filesz) {
+			*off = addr - g->vaddr + g->offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+const struct elf_sym_info *elfsym__lookup_addr(const struct elf_syms *s, uint64_t addr,
+					       uint64_t *delta)
+{
+	size_t lo = 0, hi = s->n;
+	const struct elf_sym_info *e;
+
+	/* last symbol starting at or below addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	e = &s->syms[lo - 1];
+	if (e->size && addr >= e->addr + e->size)
+		return NULL;
+	if (delta)
+		*delta = addr - e->addr;
+	return e;
+}
+
+char *elfsym__demangle(const char *name)
+{
+	int status = 0;
+	char *d;
+
+	if (strncmp(name, "_Z", 2) != 0)
+		return NULL;
+	d = __cxa_demangle(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* "ns::f(int) const" -> length of "ns::f" (up to the parameter list). */
+static size_t without_params(const char *d)
+{
+	size_t i, len = strlen(d);
+	int depth = 0;
+
+	if (len == 0 || (d[len - 1] != ')' && !strstr(d, ") ")))
+		return len;
+	/* the parameter list is the last top-level '(' */
+	for (i = len; i-- > 0;) {
+		if (d[i] == ')')
+			depth++;
+		else if (d[i] == '(' && --depth == 0)
+			return i;
+	}
+	return len;
+}
+
+size_t elfsym__lookup_name(const struct elf_syms *s, const char *name,
+			   const struct elf_sym_info **out, size_t max)
+{
+	size_t i, found = 0, nlen = strlen(name);
+
+	for (i = 0; i < s->n; i++) {
+		const struct elf_sym_info *e = &s->syms[i];
+		bool match = strcmp(e->name, name) == 0;
+
+		if (!match && e->name[0] == '_' && e->name[1] == 'Z') {
+			char *d = elfsym__demangle(e->name);
+
+			if (d)
+				match = strcmp(d, name) == 0 ||
+					(without_params(d) == nlen && strncmp(d, name, nlen) == 0);
+			free(d);
+		}
+		if (!match)
+			continue;
+		if (found < max)
+			out[found] = e;
+		found++;
+	}
+	return found;
+}

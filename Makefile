@@ -128,7 +128,13 @@ $(BUILD)/tests/progs/%: tests/progs/%.c | $(BUILD)/tests/progs
 	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
 		-Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< $(shell sed -n 's|^// LDLIBS: ||p' $<)
 
-<<<<<<< HEAD
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c $(LIBSS) | $(BUILD)/tests/fuzz
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/driver.c $(LIBSS) $(LDLIBS)
+
+# libFuzzer builds (make FUZZ=1 is implied by 'make fuzz')
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(LIBSS)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(LIBSS) $(LDLIBS)
+
 # The .NET sample (examples/dotnet), published ReadyToRun into
 # $(BUILD)/dotnet/app with its LTTng tracepoint provider. Built when the .NET
 # SDK is installed; dotnet publish runs only when the sources change.
@@ -146,14 +152,6 @@ $(BUILD)/dotnet/app/libsampleapp-tp.so: examples/dotnet/native/sampleapp_tp.c ex
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fPIC -shared -fvisibility=hidden -Wall -Wextra -Werror \
 		-Iexamples/dotnet/native -o $@ $< -llttng-ust -ldl
-=======
-$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c $(LIBSS) | $(BUILD)/tests/fuzz
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/driver.c $(LIBSS) $(LDLIBS)
-
-# libFuzzer builds (make FUZZ=1 is implied by 'make fuzz')
-$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(LIBSS)
-	$(CC) $(CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(LIBSS) $(LDLIBS)
->>>>>>> main
 
 # Test layers: unit (no root), integration (root, real kernel), pod (podman).
 # SIDESCOPE_REQUIRE_ALL=1 turns every skip into a failure (CI sets it).

@@ -64,3 +64,41 @@ dotnet_start() {
 dotnet_get() {
 	curl -fsS --max-time 60 "$DOTNET_URL$1"
 }
+
+# u32 little-endian at byte OFFSET of FILE
+_le32() {
+	od -An -v -tu4 -j "$2" -N 4 "$1" | tr -d ' '
+}
+_le16() {
+	od -An -v -tu2 -j "$2" -N 2 "$1" | tr -d ' '
+}
+
+# File offset of RVA (hex, no 0x) in the PE file $1: through the section
+# table, offset = RVA - VirtualAddress + PointerToRawData.
+pe_rva_to_offset() {
+	_pe=$(_le32 "$1" 60)
+	_nsec=$(_le16 "$1" $((_pe + 6)))
+	_sec=$((_pe + 24 + $(_le16 "$1" $((_pe + 20)))))
+	_rva=$((0x$2))
+	_i=0
+	while [ "$_i" -lt "$_nsec" ]; do
+		_vs=$(_le32 "$1" $((_sec + 40 * _i + 8)))
+		_va=$(_le32 "$1" $((_sec + 40 * _i + 12)))
+		_raw=$(_le32 "$1" $((_sec + 40 * _i + 20)))
+		if [ "$_rva" -ge "$_va" ] && [ "$_rva" -lt $((_va + _vs)) ]; then
+			printf '0x%x\n' $((_rva - _va + _raw))
+			return 0
+		fi
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+# The file offset of a method's ReadyToRun code in SampleApp.dll, from the
+# r2rmap crossgen2 wrote next to it (PublishReadyToRunEmitSymbols): an
+# answer that does not come from sidescope's own ReadyToRun reader.
+dotnet_r2r_offset() { # dotnet_r2r_offset 'SampleApp.EchoProvider::Echo('
+	_rva=$(grep -F "$1" "$DOTNET_APP_DIR/SampleApp.ni.r2rmap" | head -n 1 | cut -d ' ' -f 1)
+	[ -n "$_rva" ] || return 1
+	pe_rva_to_offset "$DOTNET_APP_DLL" "$_rva"
+}

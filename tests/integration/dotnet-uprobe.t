@@ -35,12 +35,13 @@ count_suffix() {
 # probe LABEL SPEC TEXT...: trace SPEC as the sidecar while the texts are
 # echoed; the output goes to $TMPDIR_TEST/LABEL.out. Starts by echoing a
 # marker until the probe reports it (the probe is attached), ends with
-# another (every earlier event is out), then SIGINT.
+# another (every earlier event is out), then SIGTERM.
 probe() {
 	_label=$1 _spec=$2
 	shift 2
 	_out="$TMPDIR_TEST/$_label.out"
-	pod_sidecar "$SIDESCOPE" uprobe -p "$DOTNET_PID" "$_spec" >"$_out" 2>"$TMPDIR_TEST/$_label.err" &
+	sidecar_bg "$TMPDIR_TEST/$_label.pid" "$SIDESCOPE" uprobe -p "$DOTNET_PID" "$_spec" \
+		>"$_out" 2>"$TMPDIR_TEST/$_label.err"
 	_tracer=$!
 	on_exit "kill $_tracer"
 	_i=0
@@ -48,7 +49,7 @@ probe() {
 		_i=$((_i + 1))
 		if [ "$_i" -gt 100 ] || ! kill -0 "$_tracer" 2>/dev/null; then
 			diag "the probe never fired:" "$(cat "$TMPDIR_TEST/$_label.err")"
-			kill -INT "$_tracer" 2>/dev/null
+			sidecar_signal "$TMPDIR_TEST/$_label.pid" TERM 2>/dev/null
 			wait "$_tracer"
 			return 1
 		fi
@@ -63,9 +64,9 @@ probe() {
 		_i=$((_i + 1))
 		sleep 0.1
 	done
-	kill -INT "$_tracer"
+	sidecar_signal "$TMPDIR_TEST/$_label.pid" TERM
 	wait "$_tracer"
-	ok $? "$_label: the tracer exits 0 on SIGINT"
+	ok $? "$_label: the tracer exits 0 on SIGTERM"
 }
 
 # check LABEL TEXT...: each text appears exactly once, decoded to UTF-8.
@@ -111,9 +112,9 @@ dotnet_start pod DOTNET_TieredCompilation=1
 ok $? "the sample restarted with tiered compilation on"
 tp="$DOTNET_APP_DIR/libsampleapp-tp.so"
 out="$TMPDIR_TEST/tiered.out"
-pod_sidecar "$SIDESCOPE" uprobe -p "$DOTNET_PID" \
+sidecar_bg "$TMPDIR_TEST/tiered.pid" "$SIDESCOPE" uprobe -p "$DOTNET_PID" \
 	"p:$dll:$off \"r2r %s\", dotnet_string(arg1)" \
-	"p:$tp:sampleapp_tp_echo \"native %s\", str(arg1)" >"$out" 2>"$TMPDIR_TEST/tiered.err" &
+	"p:$tp:sampleapp_tp_echo \"native %s\", str(arg1)" >"$out" 2>"$TMPDIR_TEST/tiered.err"
 tracer=$!
 on_exit "kill $tracer"
 i=0
@@ -138,7 +139,7 @@ until [ "$(count_suffix "$out" "native after tier-up")" -gt 0 ] || [ "$i" -gt 10
 	i=$((i + 1))
 	sleep 0.1
 done
-kill -INT "$tracer"
+sidecar_signal "$TMPDIR_TEST/tiered.pid" TERM
 wait "$tracer"
 is "$(count_suffix "$out" "native after tier-up")" 1 "tiered: the call went through the native wrapper"
 is "$(count_suffix "$out" "r2r after tier-up")" 0 "tiered: the ReadyToRun body was not run any more"

@@ -102,3 +102,20 @@ dotnet_r2r_offset() { # dotnet_r2r_offset 'SampleApp.EchoProvider::Echo('
 	[ -n "$_rva" ] || return 1
 	pe_rva_to_offset "$DOTNET_APP_DLL" "$_rva"
 }
+
+# Run a command as the sidecar in the background; its PID in the pod goes to
+# PIDFILE, for sidecar_signal (the background job's own PID is that of a
+# subshell and nsenter, which do not pass signals on).
+sidecar_bg() { # sidecar_bg PIDFILE CMD [ARG...]  (then: job=$!)
+	_pf=$1
+	shift
+	rm -f "$_pf"
+	# shellcheck disable=SC2016
+	pod_sidecar sh -c 'echo "$$" > "$0"; exec "$@"' "$_pf" "$@" &
+}
+
+# Send signal SIG to the command sidecar_bg started; waits for its PID file.
+sidecar_signal() { # sidecar_signal PIDFILE SIG
+	wait_for_file "$1" 10 || return 1
+	pod_sidecar kill "-$2" "$(cat "$1")"
+}

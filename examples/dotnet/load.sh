@@ -2,7 +2,7 @@
 # load.sh: drive the sidescope .NET sample: the health endpoint, the
 # CPU-heavy /api/fibonacci and /api/echo with ASCII, accented, CJK and emoji
 # text (percent-encoded UTF-8). Every echo reply is checked against what was
-# sent. Runs under busybox sh; uses curl, or wget when curl is missing.
+# sent. Runs under busybox sh; uses curl, else wget, else busybox wget.
 #
 # USAGE: load.sh [-n ROUNDS] [-p POS] [-F|-E] [-q] [URL] [TEXT...]
 #
@@ -53,10 +53,16 @@ if [ "$#" -eq 0 ]; then
 		"a+b=c & 100% ?#/"
 fi
 
+# (busybox 1.35's wget crashes when given -T, so no timeout there)
 if command -v curl >/dev/null 2>&1; then
 	get() { curl -fsS --max-time 120 "$1"; }
+elif command -v wget >/dev/null 2>&1; then
+	get() { wget -q -O - "$1"; }
+elif command -v busybox >/dev/null 2>&1; then
+	get() { busybox wget -q -O - "$1"; }
 else
-	get() { wget -q -O - "$1"; }  # busybox 1.35 wget crashes on -T
+	echo "load.sh: needs curl, wget or busybox" >&2
+	exit 1
 fi
 
 # Percent-encode every byte that is not an RFC 3986 unreserved character.

@@ -87,6 +87,8 @@ dll="$DOTNET_APP_DLL"
 # 1. by file offset: the uprobe machinery and dotnet_string on real strings
 off=$(dotnet_r2r_offset 'SampleApp.EchoProvider::Echo(')
 ok $? "crossgen2's r2rmap gives Echo's file offset ($off)"
+m=$("$SIDESCOPE" dotnet-methods "$dll" SampleApp.EchoProvider.Echo 2>&1 | awk 'NR == 2 { print "0x" $2 }')
+is "$m" "$off" "sidescope's ReadyToRun reader and crossgen2 agree on Echo's file offset"
 if probe offset "p:$dll:$off \"%s\", dotnet_string(arg1)" "$@"; then
 	check offset "$@"
 	is "$(grep -v -e ' ready-offset$' -e ' end-offset$' "$TMPDIR_TEST/offset.out" | grep -c .)" \

@@ -32,11 +32,7 @@ ok "$rc" "the sample image builds from the installed runtime"
 # register; the app runs as root here.
 pod_play "$SPEC" "s|$SAMPLE_IMAGE_IN_SPEC|$SAMPLE_IMAGE|g" "s|runAsNonRoot: true|runAsUser: 0|"
 ok $? "examples/dotnet/deployment.yaml plays"
-# podman 4.3 has no 'kube down --force': take the pod down without it too
-on_exit "podman --runtime runc kube down '$POD_SPEC'"
-# podman names a Deployment's pod NAME-pod-0 (4.3) or NAME-pod (later)
 pod=$(pod_name_of sampleapp)
-podman --runtime runc pod exists "$pod" || pod=sampleapp-pod-0
 sc() { pod_exec "$pod" sidescope "$@"; }
 
 podman --runtime runc cp "$SIDESCOPE_SRC/examples/dotnet/load.sh" "$pod-sidescope:/usr/local/bin/load.sh"

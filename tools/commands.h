@@ -4,5 +4,6 @@
 #define SIDESCOPE_COMMANDS_H
 
 int cmd_ps(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
 
 #endif

@@ -18,6 +18,7 @@ struct cmd {
 
 static const struct cmd cmds[] = {
 	{ "ps", cmd_ps, "list the processes in the pod and what can be traced in each" },
+	{ "flame", cmd_flame, "draw stacks (folded or pprof) as an interactive SVG flame graph" },
 };
 
 static void usage(FILE *f)

@@ -27,6 +27,7 @@ struct flame_opts {
 	bool reverse;		/* merge stacks by leaf */
 	enum flame_colors colors;
 	const char *count_name;	/* "samples" unless set */
+	bool normalize;		/* diff: scale "before" to the "after" total */
 };
 
 struct flamegraph;
@@ -44,5 +45,12 @@ uint64_t flame__total(const struct flamegraph *fg);
 /* Write the SVG. Return 0 or a negative errno (write errors included). */
 int flame__write_svg(struct flamegraph *fg, FILE *out, const struct flame_opts *opts);
 void flame__free(struct flamegraph *fg);
+
+/* After flame__write_svg: frames drawn, and frames that were narrower than
+ * min_width and went into merged boxes instead. */
+size_t flame__frames_drawn(const struct flamegraph *fg);
+size_t flame__frames_elided(const struct flamegraph *fg);
+/* Samples added with flame__add_stack_before. */
+uint64_t flame__total_before(const struct flamegraph *fg);
 
 #endif

@@ -38,6 +38,10 @@ sc() { pod_exec "$pod" sidescope "$@"; }
 podman --runtime runc cp "$SIDESCOPE_SRC/examples/dotnet/load.sh" "$pod-sidescope:/usr/local/bin/load.sh"
 pod_wait_exec 60 "$pod" sidescope sh /usr/local/bin/load.sh -q -n 1 -p 10 -E "$URL" ready
 ok $? "the app answers the sidecar on localhost:8080"
+out=$(sc doctor 2>&1)
+rc=$?
+ok "$rc" "doctor passes in the sample's pod"
+[ "$rc" -eq 0 ] || diag "$out"
 app=$(sc sidescope ps -q --others -n dotnet)
 like "$app" '^[0-9]+$' "sidescope ps finds the app's dotnet process (PID $app)"
 

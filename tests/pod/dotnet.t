@@ -80,13 +80,10 @@ done
 ok "$([ "$i" -le 100 ]; echo $?)" "uprobe-trace attached to Echo"
 [ "$i" -le 100 ] || diag "$(cat "$TMPDIR_TEST/uprobe.err")"
 sc load.sh -q -E "$URL" "$@" end
-i=0
-until grep -q ' end$' "$TMPDIR_TEST/uprobe.out" || [ "$i" -gt 100 ]; do
-	i=$((i + 1))
-	sleep 0.1
-done
+# every call has returned: SIGTERM ends the trace with every event written
 sc sh -c 'kill -TERM "$(cat /tmp/uprobe.pid)"'
 wait "$tracer"
+is "$(grep -c ' end$' "$TMPDIR_TEST/uprobe.out")" 1 "uprobe-trace printed the last event too"
 for t in "$@"; do
 	is "$(grep -cF " $t" "$TMPDIR_TEST/uprobe.out")" 1 "uprobe-trace printed \"$t\""
 done

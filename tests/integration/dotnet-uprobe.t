@@ -15,6 +15,8 @@ require_dotnet_sample
 "$SIDESCOPE" uprobe --help >/dev/null 2>&1 || skip_all "needs 'sidescope uprobe'"
 
 LOAD="$SIDESCOPE_SRC/examples/dotnet/load.sh"
+# what sidescope uprobe prints on stderr once its probes are attached
+ATTACHED='^sidescope uprobe: tracing [0-9]+ probes? in PID'
 # What the test sends: ASCII, accented Latin, CJK, Hangul, emoji with
 # surrogate pairs, a ZWJ sequence, URL metacharacters, one character.
 set -- \
@@ -33,36 +35,28 @@ count_suffix() {
 }
 
 # probe LABEL SPEC TEXT...: trace SPEC as the sidecar while the texts are
-# echoed; the output goes to $TMPDIR_TEST/LABEL.out. Starts by echoing a
-# marker until the probe reports it (the probe is attached: with stdout a
-# file, that shows once the tracer flushes it), ends with another marker
-# and SIGTERM.
+# echoed; the output goes to $TMPDIR_TEST/LABEL.out. The tracer says on
+# stderr when its probes are attached (its stdout, a file here, is
+# buffered); a marker ends the texts, then SIGTERM, which ends the capture
+# with every queued event written.
 probe() {
 	_label=$1 _spec=$2
 	shift 2
 	_out="$TMPDIR_TEST/$_label.out"
+	_err="$TMPDIR_TEST/$_label.err"
 	sidecar_bg "$TMPDIR_TEST/$_label.pid" "$SIDESCOPE" uprobe -p "$DOTNET_PID" "$_spec" \
-		>"$_out" 2>"$TMPDIR_TEST/$_label.err"
+		>"$_out" 2>"$_err"
 	_tracer=$!
 	on_exit "kill $_tracer"
-	_i=0
-	until [ "$(count_suffix "$_out" "ready-$_label")" -gt 0 ]; do
-		_i=$((_i + 1))
-		if [ "$_i" -gt 100 ] || ! kill -0 "$_tracer" 2>/dev/null; then
-			diag "the probe never fired:" "$(cat "$TMPDIR_TEST/$_label.err")"
-			sidecar_signal "$TMPDIR_TEST/$_label.pid" TERM 2>/dev/null
-			wait "$_tracer"
-			return 1
-		fi
-		sh "$LOAD" -q -E "$DOTNET_URL" "ready-$_label"
-		sleep 0.1
-	done
+	if ! wait_for_match "$_err" "$ATTACHED" 20 || ! kill -0 "$_tracer" 2>/dev/null; then
+		diag "the tracer did not start:" "$(cat "$_err")"
+		sidecar_signal "$TMPDIR_TEST/$_label.pid" TERM 2>/dev/null
+		wait "$_tracer"
+		return 1
+	fi
 	sh "$LOAD" -q -E "$DOTNET_URL" "$@"
 	ok $? "$_label: every echo reply equals what was sent"
 	sh "$LOAD" -q -E "$DOTNET_URL" "end-$_label"
-	# Every call has returned, so its event is queued or printed; SIGTERM
-	# ends the capture with every queued event written (the end marker
-	# checks that).
 	sidecar_signal "$TMPDIR_TEST/$_label.pid" TERM
 	wait "$_tracer"
 	ok $? "$_label: the tracer exits 0 on SIGTERM"
@@ -91,7 +85,7 @@ m=$("$SIDESCOPE" dotnet-methods "$dll" SampleApp.EchoProvider.Echo 2>&1 | awk 'N
 is "$m" "$off" "sidescope's ReadyToRun reader and crossgen2 agree on Echo's file offset"
 if probe offset "p:$dll:$off \"%s\", dotnet_string(arg1)" "$@"; then
 	check offset "$@"
-	is "$(grep -v -e ' ready-offset$' -e ' end-offset$' "$TMPDIR_TEST/offset.out" | grep -c .)" \
+	is "$(grep -v -e ' end-offset$' "$TMPDIR_TEST/offset.out" | grep -c .)" \
 		"$#" "offset: one line per call, nothing else"
 else
 	fail "offset: the probe on Echo's ReadyToRun code fired"
@@ -119,13 +113,9 @@ sidecar_bg "$TMPDIR_TEST/tiered.pid" "$SIDESCOPE" uprobe -p "$DOTNET_PID" \
 	"p:$tp:sampleapp_tp_echo \"native %s\", str(arg1)" >"$out" 2>"$TMPDIR_TEST/tiered.err"
 tracer=$!
 on_exit "kill $tracer"
-i=0
-until [ "$(count_suffix "$out" "r2r ready")" -gt 0 ] || [ "$i" -gt 100 ]; do
-	sh "$LOAD" -q -E "$DOTNET_URL" "ready"
-	i=$((i + 1))
-	sleep 0.1
-done
-ok "$([ "$i" -le 100 ]; echo $?)" "tiered: the probe fires before Echo is recompiled"
+wait_for_match "$TMPDIR_TEST/tiered.err" "$ATTACHED" 20
+ok $? "tiered: the tracer attached"
+sh "$LOAD" -q -E "$DOTNET_URL" "before tier-up"
 # call Echo until the runtime's perf map lists it: it was recompiled
 map="/proc/$DOTNET_HOST_PID/root/tmp/perf-$DOTNET_PID.map"
 i=0
@@ -138,6 +128,7 @@ ok "$(grep -q 'SampleApp.EchoProvider::Echo' "$map"; echo $?)" "tiered: Echo was
 sh "$LOAD" -q -E "$DOTNET_URL" "after tier-up"
 sidecar_signal "$TMPDIR_TEST/tiered.pid" TERM
 wait "$tracer"
+is "$(count_suffix "$out" "r2r before tier-up")" 1 "tiered: the probe fired before Echo was recompiled"
 is "$(count_suffix "$out" "native after tier-up")" 1 "tiered: the call went through the native wrapper"
 is "$(count_suffix "$out" "r2r after tier-up")" 0 "tiered: the ReadyToRun body was not run any more"
 

@@ -119,3 +119,13 @@ sidecar_signal() { # sidecar_signal PIDFILE SIG
 	wait_for_file "$1" 10 || return 1
 	pod_sidecar kill "-$2" "$(cat "$1")"
 }
+
+# Wait until FILE has a line matching the extended regex, at most N seconds.
+wait_for_match() { # wait_for_match FILE REGEX [SECONDS]
+	_w=$(( ${3:-10} * 20 ))
+	until grep -Eq -- "$2" "$1" 2>/dev/null; do
+		[ "$_w" -gt 0 ] || return 1
+		sleep 0.05
+		_w=$((_w - 1))
+	done
+}

@@ -71,14 +71,11 @@ sc sh -c 'echo "$$" > /tmp/uprobe.pid; exec uprobe-trace dotnet "$0"' "$probe" \
 	>"$TMPDIR_TEST/uprobe.out" 2>"$TMPDIR_TEST/uprobe.err" &
 tracer=$!
 on_exit "kill $tracer"
-i=0
-until grep -q ' marker$' "$TMPDIR_TEST/uprobe.out" || [ "$i" -gt 100 ]; do
-	sc load.sh -q -E "$URL" marker
-	i=$((i + 1))
-	sleep 0.1
-done
-ok "$([ "$i" -le 100 ]; echo $?)" "uprobe-trace attached to Echo"
-[ "$i" -le 100 ] || diag "$(cat "$TMPDIR_TEST/uprobe.err")"
+# sidescope says on stderr when the probe is attached (stdout is buffered)
+wait_for_match "$TMPDIR_TEST/uprobe.err" '^sidescope uprobe: tracing [0-9]+ probes? in PID' 30
+rc=$?
+ok "$rc" "uprobe-trace attached to Echo by name"
+[ "$rc" -eq 0 ] || diag "$(cat "$TMPDIR_TEST/uprobe.err")"
 sc load.sh -q -E "$URL" "$@" end
 # every call has returned: SIGTERM ends the trace with every event written
 sc sh -c 'kill -TERM "$(cat /tmp/uprobe.pid)"'

@@ -64,6 +64,11 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%.t,$(UNIT_SRCS))
 TESTPROG_SRCS := $(wildcard tests/progs/*.c)
 TESTPROGS := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(TESTPROG_SRCS))
 
+# the .NET sample (examples/dotnet), built when the .NET SDK is installed
+DOTNET    ?= $(shell command -v dotnet 2>/dev/null)
+DOTNET_SRCS := $(wildcard examples/dotnet/src/*.cs examples/dotnet/src/*.csproj)
+DOTNET_SAMPLE := $(if $(DOTNET),$(BUILD)/dotnet/app/SampleApp.dll $(BUILD)/dotnet/app/libsampleapp-tp.so)
+
 # wrapper scripts that go into the image's PATH (install-deps and demo do not)
 # Fuzz targets: libFuzzer binaries under 'make fuzz'; plain replay drivers
 # (corpus + crash regressions) in every build, run by the tests.
@@ -79,7 +84,7 @@ SCRIPTS   := $(wildcard $(addprefix scripts/,cpu-profile uprobe-trace lttng-capt
 ifeq ($(FUZZ),1)
 all: $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(FUZZ_SRCS))
 else
-all: $(BUILD)/sidescope $(BUILD)/workload $(UNIT_BINS) $(TESTPROGS) $(FUZZ_REPLAY)
+all: $(BUILD)/sidescope $(BUILD)/workload $(UNIT_BINS) $(TESTPROGS) $(FUZZ_REPLAY) $(DOTNET_SAMPLE)
 endif
 
 $(BUILD)/bpf $(BUILD)/lib $(BUILD)/obj $(BUILD)/gen $(BUILD)/tests/unit $(BUILD)/tests/progs $(BUILD)/tests/fuzz:
@@ -154,6 +159,24 @@ $(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c $(LIBSS) | $(BUILD)/te
 # libFuzzer builds (make FUZZ=1 is implied by 'make fuzz')
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(LIBSS)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(LIBSS) $(LDLIBS)
+
+# The .NET sample (examples/dotnet), published ReadyToRun into
+# $(BUILD)/dotnet/app with its LTTng tracepoint provider. Built when the .NET
+# SDK is installed; dotnet publish runs only when the sources change.
+
+.PHONY: dotnet-sample
+dotnet-sample: $(BUILD)/dotnet/app/SampleApp.dll $(BUILD)/dotnet/app/libsampleapp-tp.so
+
+$(BUILD)/dotnet/app/SampleApp.dll: $(DOTNET_SRCS)
+	DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1 \
+		$(DOTNET) publish examples/dotnet/src/SampleApp.csproj -c Release --nologo -v quiet \
+		--artifacts-path $(BUILD)/dotnet/artifacts -o $(BUILD)/dotnet/app
+	touch $@
+
+$(BUILD)/dotnet/app/libsampleapp-tp.so: examples/dotnet/native/sampleapp_tp.c examples/dotnet/native/sampleapp_tp.h
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -fPIC -shared -fvisibility=hidden -Wall -Wextra -Werror \
+		-Iexamples/dotnet/native -o $@ $< -llttng-ust -ldl
 
 # Test layers: unit (no root), integration (root, real kernel), pod (podman).
 # SIDESCOPE_REQUIRE_ALL=1 turns every skip into a failure (CI sets it).

@@ -1,0 +1,62 @@
+#!/bin/sh
+# CPU profile of the real .NET sample in a simulated pod: under load on
+# /api/fibonacci, sidescope profile (run as the sidecar, in the pod's PID
+# namespace) shows the managed fibonacci method, named through the
+# runtime's perf map in the app's private /tmp, with ASP.NET Core frames
+# below it.
+. "$SIDESCOPE_SRC/tests/lib/tap.sh"
+. "$SIDESCOPE_SRC/tests/lib/pod.sh"
+. "$SIDESCOPE_SRC/tests/lib/dotnet.sh"
+require_root
+require_cmd unshare nsenter curl
+require_dotnet_sample
+"$SIDESCOPE" profile --help >/dev/null 2>&1 || skip_all "needs 'sidescope profile'"
+
+pod_start || skip_all "cannot create PID and mount namespaces"
+dotnet_start pod
+ok $? "the sample started in the pod"
+diag "app: pid $DOTNET_PID in the pod, $DOTNET_HOST_PID on the host, $DOTNET_URL"
+
+# One request first: its reply means Fibonacci.Compute has been compiled and
+# its perf-map line written before sampling starts.
+is "$(dotnet_get '/api/fibonacci?pos=20')" "6765" "fibonacci(20) is right"
+map="/proc/$DOTNET_HOST_PID/root/tmp/perf-$DOTNET_PID.map"
+ok "$(grep -q 'SampleApp.Fibonacci::Compute' "$map"; echo $?)" \
+	"the perf map in the app's /tmp names the JIT-compiled fibonacci method"
+ok "$([ ! -e "/tmp/perf-$DOTNET_PID.map" ] || [ "$DOTNET_PID" -lt 3 ]; echo $?)" \
+	"the perf map is only in the app's private /tmp"
+
+sh "$SIDESCOPE_SRC/examples/dotnet/load.sh" -q -n 0 -F -p 38 "$DOTNET_URL" &
+load=$!
+on_exit "kill $load"
+
+out="$TMPDIR_TEST/fib.folded"
+pod_sidecar "$SIDESCOPE" profile -p "$DOTNET_PID" -F 199 -d 5 -o "$out" \
+	2>"$TMPDIR_TEST/profile.err"
+ok $? "profile -p (pod PID) runs as the sidecar"
+kill "$load" 2>/dev/null
+[ -s "$out" ] || diag "$(cat "$TMPDIR_TEST/profile.err")"
+
+total=$(awk '{ n += $NF } END { print n + 0 }' "$out")
+fib=$(awk '/SampleApp\.Fibonacci::Compute/ { n += $NF } END { print n + 0 }' "$out")
+diag "samples: $total in all, $fib in fibonacci"
+ok "$([ "$total" -ge 200 ]; echo $?)" "enough samples ($total)"
+ok "$([ "$fib" -ge $((total / 2)) ]; echo $?)" \
+	"fibonacci is in at least half the stacks ($fib of $total)"
+# the recursion: Compute calling Compute, outermost first in folded stacks
+like "$(cat "$out")" 'SampleApp\.Fibonacci::Compute[^;]*;[^;]*SampleApp\.Fibonacci::Compute' \
+	"recursive fibonacci frames, caller before callee"
+# ASP.NET Core below it: Kestrel and the hosting pipeline, named through the
+# perf map (JIT-compiled) or by module (ReadyToRun code in the framework)
+aspnet=$(grep 'SampleApp\.Fibonacci::Compute' "$out" |
+	grep -c 'Microsoft\.AspNetCore\.[A-Za-z.]*Kestrel[^;]*;.*SampleApp\.Fibonacci::Compute')
+ok "$([ "$aspnet" -gt 0 ]; echo $?)" "Kestrel frames are below fibonacci ($aspnet stacks)"
+like "$(grep 'SampleApp\.Fibonacci::Compute' "$out" | head -n 20)" \
+	'Microsoft\.AspNetCore\.(Http|Routing|HostFiltering|Hosting)[^;]*;.*SampleApp\.Fibonacci::Compute' \
+	"ASP.NET Core request pipeline frames are below fibonacci"
+# the heaviest stack, for the log
+awk '/SampleApp\.Fibonacci::Compute/ { print $NF "\t" $0 }' "$out" | sort -n | tail -n 1 |
+	cut -f 2- | tr ';' '\n' | grep -v 'Fibonacci::Compute' | cut -c 1-76 |
+	while IFS= read -r l; do diag "  $l"; done
+
+done_testing

@@ -38,7 +38,7 @@ static void usage(FILE *f)
 		"\n"
 		"COMMANDS:\n");
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+		fprintf(f, "  %-14s %s\n", cmds[i].name, cmds[i].summary);
 	fprintf(f,
 		"\n"
 		"Run 'sidescope COMMAND --help' for the options and examples of one command.\n");

@@ -28,6 +28,7 @@
 #include "outfile.h"
 #include "proc.h"
 #include "prof.h"
+#include "r2r.h"
 #include "profile.h"
 #include "profile.skel.h"
 #include "symbolize.h"
@@ -495,6 +496,12 @@ static bool any_alive(const pid_t *pids, int n)
 	return false;
 }
 
+static const struct pe_resolver r2r_resolver = {
+	.open = r2r__pe_open,
+	.lookup = r2r__pe_lookup,
+	.close = r2r__pe_close,
+};
+
 int cmd_profile(int argc, char **argv)
 {
 	enum { OPT_CGROUP = 256, OPT_FORMAT, OPT_USER, OPT_KERNEL, OPT_MAX_STACKS };
@@ -686,6 +693,10 @@ int cmd_profile(int argc, char **argv)
 
 	libbpf_set_print(libbpf_print);
 	c.sz = symbolizer__new();
+	/* ReadyToRun code in mapped .dll images is named from the image itself;
+	 * SIDESCOPE_NO_R2R=1 leaves it to perf maps (for comparisons) */
+	if (c.sz && !getenv("SIDESCOPE_NO_R2R"))
+		symbolizer__set_pe_resolver(c.sz, &r2r_resolver);
 	c.prof = prof__new();
 	if (!c.sz || !c.prof) {
 		p_err("out of memory");

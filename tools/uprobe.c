@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "commands.h"
+#include "r2r.h"
 #include "log.h"
 #include "outfile.h"
 #include "probespec.h"
@@ -502,6 +503,9 @@ int cmd_uprobe(int argc, char **argv)
 		return usage_error("no probe given (e.g. 'p:c:malloc \"%%d\", arg1')");
 	if (argc - optind > UP_MAX_PROBES)
 		return usage_error("too many probes (at most %d)", UP_MAX_PROBES);
+
+	/* .NET method names in PE images resolve through the R2R reader */
+	uptarget__set_pe_resolver(r2r__uprobe_resolve);
 
 	/* parse every spec before touching the system: usage errors exit 2 */
 	for (i = optind; i < argc; i++) {

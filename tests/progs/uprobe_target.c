@@ -14,7 +14,11 @@
 #include <uchar.h>
 #include <unistd.h>
 
+#ifdef __clang__
+#define PROBE __attribute__((noinline, used, optnone))
+#else
 #define PROBE __attribute__((noinline, noipa, used))
+#endif
 
 /* laid out like a .NET System.String on x64: length at +8, chars at +12 */
 struct dn_string {

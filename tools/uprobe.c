@@ -687,6 +687,9 @@ int cmd_uprobe(int argc, char **argv)
 				p_err("cannot read the ring buffer: %s", strerror(-c));
 			goto cleanup;
 		}
+		/* events show up as they come, even through a pipe (kubectl exec) */
+		if (c > 0)
+			fflush(s.out);
 		if (deadline && now_ns() >= deadline)
 			break;
 		if (pid > 0 && target_gone((pid_t)pid)) {

@@ -112,6 +112,29 @@ out:
 	elfsym__free(s);
 }
 
+static void test_aliases(void)
+{
+	const struct elf_sym_info *a[2], *b[2];
+	struct proc_maps *m = proc_maps__load(getpid());
+	struct elf_syms *s = NULL;
+	size_t i;
+
+	for (i = 0; m && i < m->n; i++)
+		if (strstr(m->maps[i].path, "/libc.so")) {
+			s = elfsym__load(m->maps[i].path, "");
+			break;
+		}
+	proc_maps__free(m);
+	ok(s != NULL, "load libc");
+	if (!s)
+		return;
+	ok(elfsym__lookup_name(s, "malloc", a, 2) >= 1, "malloc found by name");
+	ok(elfsym__lookup_name(s, "__libc_malloc", b, 2) >= 1, "its alias __libc_malloc too");
+	ok(a[0] && b[0] && a[0]->addr == b[0]->addr, "both name one address");
+	ok(elfsym__lookup_addr(s, a[0]->addr, NULL) != NULL, "the address names a symbol");
+	elfsym__free(s);
+}
+
 static void test_debug_files(void)
 {
 	const struct elf_sym_info *hits[2];
@@ -200,6 +223,7 @@ int main(void)
 	ok(elfsym_test_target(1) == 4, "target function runs");
 	test_self();
 	test_cxx();
+	test_aliases();
 	test_debug_files();
 	test_corrupt();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);

@@ -238,10 +238,9 @@ static int load_symbols(struct elf_syms *s, Elf *elf)
 		err = -ENOMEM;
 		goto fail;
 	}
-	/* one symbol per address: aliases (memcpy/__memcpy) collapse */
+	/* aliases (malloc/__libc_malloc) are all kept for lookups by name; the
+	 * preferred one comes first at its address, for lookups by address */
 	for (i = 0, k = 0; i < n; i++) {
-		if (k && s->syms[k - 1].addr == tmp[i].addr)
-			continue;
 		s->syms[k].addr = tmp[i].addr;
 		s->syms[k].size = tmp[i].size;
 		s->syms[k].name = (const char *)(uintptr_t)tmp[i].name_off;
@@ -464,7 +463,10 @@ const struct elf_sym_info *elfsym__lookup_addr(const struct elf_syms *s, uint64_
 	}
 	if (lo == 0)
 		return NULL;
-	e = &s->syms[lo - 1];
+	lo--;
+	while (lo > 0 && s->syms[lo - 1].addr == s->syms[lo].addr)
+		lo--;
+	e = &s->syms[lo];
 	if (e->size && addr >= e->addr + e->size)
 		return NULL;
 	if (delta)

@@ -31,6 +31,22 @@ struct outfile *outfile__open(const char *path)
 		o->fp = stdout;
 		return o;
 	}
+	/* a device or FIFO (/dev/null, /dev/stdout, a pipe) is written in
+	 * place: renaming over it would replace the device with a file */
+	{
+		struct stat sb;
+
+		if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+			if (S_ISDIR(sb.st_mode)) {
+				errno = EISDIR;
+				goto fail;
+			}
+			o->fp = fopen(path, "w");
+			if (!o->fp)
+				goto fail;
+			return o;
+		}
+	}
 	slash = strrchr(path, '/');
 	dirlen = slash ? (size_t)(slash - path + 1) : 0;
 	o->tmp = malloc(dirlen + strlen(slash ? slash + 1 : path) + 32);
@@ -78,6 +94,8 @@ int outfile__commit(struct outfile *o)
 	if (fflush(o->fp) != 0 || ferror(o->fp))
 		err = errno ? -errno : -EIO;
 	if (!o->tmp) {
+		if (o->fp != stdout && fclose(o->fp) != 0 && !err)
+			err = errno ? -errno : -EIO;
 		free(o->path);
 		free(o);
 		return err;
@@ -103,6 +121,8 @@ void outfile__abort(struct outfile *o)
 	if (o->tmp) {
 		fclose(o->fp);
 		unlink(o->tmp);
+	} else if (o->fp != stdout) {
+		fclose(o->fp);
 	} else {
 		fflush(o->fp);
 	}

@@ -136,7 +136,13 @@ is "$?" 2 "unknown output extension: usage error"
 with_caps "$LEAST_CAPS" "$SIDESCOPE" profile -p "$wl" -d 1 -o "$T/least.folded" 2>"$T/err"
 is "$?" 0 "with only CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE: exit 0"
 like "$(cat "$T/least.folded")" "compute_inner;hash_leaf" "least privilege: user frames symbolized"
-like "$(cat "$T/err")" "CAP_SYSLOG" "least privilege: hidden kernel symbols are named"
+# kernel frames show up only when a sample lands in the kernel: then the
+# missing CAP_SYSLOG must be named; without any, no warning is due
+if grep -q '_\[k\]' "$T/least.folded"; then
+	like "$(cat "$T/err")" "CAP_SYSLOG" "least privilege: hidden kernel symbols are named"
+else
+	unlike "$(cat "$T/err")" "kernel symbols" "least privilege: no kernel frames, no kernel warning"
+fi
 with_caps "" "$SIDESCOPE" profile -p "$wl" -d 1 >/dev/null 2>"$T/err"
 is "$?" 1 "without capabilities: exit 1"
 like "$(cat "$T/err")" "CAP_BPF.*doctor" "without capabilities: names CAP_BPF and doctor"

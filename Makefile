@@ -80,6 +80,8 @@ SCRIPTS   := $(wildcard $(addprefix scripts/,cpu-profile uprobe-trace lttng-capt
 
 .PHONY: all test unit-test demo install clean vmlinux image bench fuzz
 .DELETE_ON_ERROR:
+# keep the BPF objects and skeletons: they are outputs, not scratch files
+.SECONDARY: $(BPF_OBJS) $(BPF_SKELS)
 
 ifeq ($(FUZZ),1)
 all: $(patsubst tests/fuzz/%.c,$(BUILD)/%,$(FUZZ_SRCS))

@@ -27,7 +27,7 @@ loader=""
 cleanup() {
 	[ -z "$loader" ] || kill "$loader" 2>/dev/null || true
 	kill "$pid" 2>/dev/null || true
-	[ -n "${KEEP:-}" ] && echo "kept $out" >&2 || rm -rf "$out"
+	if [ -n "${KEEP:-}" ]; then echo "kept $out" >&2; else rm -rf "$out"; fi
 }
 trap cleanup EXIT INT TERM
 i=0

@@ -54,6 +54,18 @@ ok "$([ "$aspnet" -gt 0 ]; echo $?)" "Kestrel frames are below fibonacci ($aspne
 like "$(grep 'SampleApp\.Fibonacci::Compute' "$out" | head -n 20)" \
 	'Microsoft\.AspNetCore\.(Http|Routing|HostFiltering|Hosting)[^;]*;.*SampleApp\.Fibonacci::Compute' \
 	"ASP.NET Core request pipeline frames are below fibonacci"
+# ReadyToRun code (issue 10): the framework's precompiled frames are named
+# from the images themselves, with ReadyToRun left on
+ok "$(dotnet_env | grep -q '^DOTNET_ReadyToRun=0'; [ $? -ne 0 ]; echo $?)" \
+	"the sample runs with ReadyToRun code in use (no DOTNET_ReadyToRun=0)"
+r2r=$(awk '{ n = $NF; k = gsub(/_\[r\]/, "&"); if (k) s += n } END { print s + 0 }' "$out")
+like "$(cat "$out")" '(System|Microsoft\.AspNetCore)\.[A-Za-z0-9_.`+<>]*[^;]*_\[r\]' \
+	"framework ReadyToRun frames are named (kind R2R; $r2r stacks)"
+named=$(awk '{ n = $NF; $NF = ""; k = gsub(/_\[r\]/, "&"); s += k * n } END { print s + 0 }' "$out")
+unnamed=$(awk '{ n = $NF; $NF = ""; k = gsub(/\.dll\+0x[0-9a-f]+/, "&"); s += k * n } END { print s + 0 }' "$out")
+diag "frames in .dll mappings: $named named, $unnamed unnamed"
+ok "$([ $((unnamed * 10)) -le $((named + unnamed)) ] && [ "$named" -gt 0 ]; echo $?)" \
+	"unnamed frames in .dll mappings are under 10% ($unnamed of $((named + unnamed)))"
 # the heaviest stack, for the log
 awk '/SampleApp\.Fibonacci::Compute/ { print $NF "\t" $0 }' "$out" | sort -n | tail -n 1 |
 	cut -f 2- | tr ';' '\n' | grep -v 'Fibonacci::Compute' | cut -c 1-76 |

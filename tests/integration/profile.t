@@ -9,16 +9,6 @@ require_cmd jq setpriv xmllint
 require_pprof
 T=$TMPDIR_TEST
 
-# wait until FILE holds a line matching RE, at most N seconds
-wait_for_grep() { # FILE RE [SECONDS]
-	_w=$(( ${3:-10} * 20 ))
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ "$_w" -gt 0 ]; do
-		sleep 0.05
-		_w=$((_w - 1))
-	done
-	grep -Eq -- "$2" "$1" 2>/dev/null
-}
-
 "$SIDESCOPE_BUILD/workload" -t 2 -r "$T/wl.ready" >/dev/null &
 wl=$!
 on_exit "kill $wl"

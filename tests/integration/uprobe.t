@@ -26,16 +26,6 @@ start_target() {
 	TPID=$(cat "$_d/ready")
 }
 
-# Wait until FILE has a line matching REGEX (at most 10 s).
-wait_for_grep() {
-	_w=200
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ "$_w" -gt 0 ]; do
-		sleep 0.05
-		_w=$((_w - 1))
-	done
-	grep -Eq -- "$2" "$1"
-}
-
 # trace "COMMANDS" ARGS...: start a target, trace it with ARGS, send the
 # commands once the probes are attached, then quit; output in OUT/ERR, exit
 # status in RC.

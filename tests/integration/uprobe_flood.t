@@ -10,15 +10,6 @@ T="$SIDESCOPE_BUILD/tests/progs/uprobe_target"
 [ -x "$T" ] || skip_all "needs $T (make)"
 RUN=0
 
-wait_for_grep() {
-	_w=200
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ "$_w" -gt 0 ]; do
-		sleep 0.05
-		_w=$((_w - 1))
-	done
-	grep -Eq -- "$2" "$1"
-}
-
 # flood "COMMANDS" ARGS...: like the main test's trace()
 flood() {
 	_cmds=$1

@@ -11,15 +11,6 @@ require_cmd unshare nsenter jq mkfifo
 T="$SIDESCOPE_BUILD/tests/progs/uprobe_target"
 [ -x "$T" ] || skip_all "needs $T (make)"
 
-wait_for_grep() {
-	_w=200
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ "$_w" -gt 0 ]; do
-		sleep 0.05
-		_w=$((_w - 1))
-	done
-	grep -Eq -- "$2" "$1"
-}
-
 pod_start || skip_all "cannot create PID and mount namespaces"
 
 # start_app N: the target copied into the app's private /tmp, commands

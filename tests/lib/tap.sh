@@ -96,6 +96,17 @@ wait_for_file() { # wait_for_file PATH [SECONDS]
 	[ -s "$1" ]
 }
 
+# Wait until FILE holds a line matching the extended regex RE (a target's or
+# a tracer's progress message), at most N seconds (default 10).
+wait_for_grep() { # FILE RE [SECONDS]
+	_w=$(( ${3:-10} * 20 ))
+	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ "$_w" -gt 0 ]; do
+		sleep 0.05
+		_w=$((_w - 1))
+	done
+	grep -Eq -- "$2" "$1" 2>/dev/null
+}
+
 done_testing() {
 	echo "1..$_tap_n"
 	[ "$_tap_failed" -eq 0 ]

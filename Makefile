@@ -155,11 +155,11 @@ $(R2R_SAMPLE): $(wildcard $(R2R_SAMPLE_DIR)/*.cs $(R2R_SAMPLE_DIR)/*.csproj)
 	cp $(BUILD)/r2r/bin/Release/net10.0/linux-x64/R2RSample.dll $(BUILD)/r2r/R2RSample.il.dll
 	touch $@
 
-$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c $(LIBSS) | $(BUILD)/tests/fuzz
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c tests/fuzz/memfile.h $(LIBSS) | $(BUILD)/tests/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/driver.c $(LIBSS) $(LDLIBS)
 
 # libFuzzer builds (make FUZZ=1 is implied by 'make fuzz')
-$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(LIBSS)
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/memfile.h $(LIBSS)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(LIBSS) $(LDLIBS)
 
 # The .NET sample (examples/dotnet), published ReadyToRun into

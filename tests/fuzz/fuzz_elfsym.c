@@ -2,11 +2,10 @@
 /* libFuzzer target: ELF symbol tables from truncated or corrupt files (the
  * profiler and uprobe read binaries from the application's container). */
 #include <stdint.h>
-#include <stdio.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "memfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -16,14 +15,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t a, o;
 	int fd;
 
-	fd = memfd_create("fuzz-elf", MFD_CLOEXEC);
+	fd = fuzz_memfile(data, size, path, sizeof(path));
 	if (fd < 0)
 		return 0;
-	if (write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		return 0;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	s = elfsym__load(path, "/nonexistent");
 	if (s) {
 		for (uint64_t addr = 0; addr < 0x3000; addr += 0x101)

@@ -2,11 +2,10 @@
 /* libFuzzer target: ReadyToRun images from truncated or corrupt files (the
  * profiler and uprobe read .dll files from the application's container). */
 #include <stdint.h>
-#include <stdio.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "r2r.h"
+#include "memfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -18,14 +17,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t off;
 	int fd;
 
-	fd = memfd_create("fuzz-r2r", MFD_CLOEXEC);
+	fd = fuzz_memfile(data, size, path, sizeof(path));
 	if (fd < 0)
 		return 0;
-	if (write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		return 0;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	img = r2r__open(path);
 	if (img) {
 		for (size_t i = 0; i < r2r__method_count(img); i++) {

@@ -195,6 +195,86 @@ static void free_traces(void)
 	n_found = cap_found = 0;
 }
 
+/* ---- metadata packets ---------------------------------------------------
+ * LTTng writes the metadata as packets, each with a 37-byte header (CTF 1.8
+ * "metadata_packet_header": magic, uuid, checksum, content and packet size
+ * in bits, schemes, version). babeltrace2 2.0 loops forever on a metadata
+ * file cut in the middle of a packet, so check that the file is a run of
+ * whole packets before it sees the file. Text metadata passes. */
+
+#define CTF_META_MAGIC 0x75D11D57U
+#define CTF_META_HDR 37
+
+static uint32_t meta_u32(const unsigned char *p, bool swap)
+{
+	uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+		     (uint32_t)p[3] << 24;
+
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+/* Return 0 if the metadata file of trace dir is text or whole packets,
+ * -EBADMSG (why in buf) if it is cut short or damaged, -errno if it cannot
+ * be read. */
+static int check_metadata(const char *tdir, char *why, size_t size)
+{
+	unsigned char h[CTF_META_HDR];
+	char path[PATH_MAX];
+	struct stat st;
+	uint64_t off = 0;
+	bool swap;
+	FILE *f;
+	int err = -EBADMSG;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/metadata", tdir) >= sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "rb");
+	if (!f)
+		return -errno;
+	if (fstat(fileno(f), &st)) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (st.st_size == 0) {
+		snprintf(why, size, "'%s' is empty", path);
+		goto cleanup;
+	}
+	if (fread(h, 1, 4, f) != 4 || (meta_u32(h, false) != CTF_META_MAGIC &&
+				       meta_u32(h, true) != CTF_META_MAGIC)) {
+		err = 0;	/* text metadata: babeltrace2 parses it */
+		goto cleanup;
+	}
+	swap = meta_u32(h, false) != CTF_META_MAGIC;
+	while (off < (uint64_t)st.st_size) {
+		uint32_t content, packet;
+
+		if (fseeko(f, (off_t)off, SEEK_SET) || fread(h, 1, sizeof(h), f) != sizeof(h)) {
+			snprintf(why, size, "'%s' is cut short in the packet header at byte %" PRIu64,
+				 path, off);
+			goto cleanup;
+		}
+		content = meta_u32(h + 24, swap);
+		packet = meta_u32(h + 28, swap);
+		if (meta_u32(h, swap) != CTF_META_MAGIC || packet % 8 || packet < CTF_META_HDR * 8 ||
+		    content > packet || content < CTF_META_HDR * 8) {
+			snprintf(why, size, "'%s' has a damaged packet header at byte %" PRIu64,
+				 path, off);
+			goto cleanup;
+		}
+		if (off + packet / 8 > (uint64_t)st.st_size) {
+			snprintf(why, size, "'%s' is cut short: its packet at byte %" PRIu64
+				 " needs %u bytes, %" PRIu64 " are there", path, off, packet / 8,
+				 (uint64_t)st.st_size - off);
+			goto cleanup;
+		}
+		off += packet / 8;
+	}
+	err = 0;
+cleanup:
+	fclose(f);
+	return err;
+}
+
 /* ---- tables ------------------------------------------------------------ */
 
 static size_t hash_ptr(const void *p)
@@ -809,39 +889,64 @@ static void sink_finalize(bt_self_component_sink *self)
 	c->n_iters = 0;
 }
 
-/* Print the causes of the current thread's babeltrace2 error and clear it.
- * The causes the plugins appended say what was wrong with the trace; the
- * library's own ("component initialization method failed ...") only where
- * there is nothing else. */
+/* The text of a babeltrace2 error cause without the trailing
+ * "msg-it-addr=0x..."-style fields, which only mean something to its
+ * developers. */
+static void cause_text(const bt_error_cause *cause, char *buf, size_t size)
+{
+	const char *m = bt_error_cause_get_message(cause);
+	char *cut;
+
+	snprintf(buf, size, "%s", m ? m : "unknown error");
+	cut = strstr(buf, ": msg-it-addr=");
+	if (cut)
+		*cut = '\0';
+	for (cut = buf; *cut; cut++)
+		if (*cut == '\n' || *cut == '\t')
+			*cut = ' ';
+}
+
+/* Report the current thread's babeltrace2 error in one line and clear it:
+ * the deepest cause that names a file of the trace (that says what is
+ * broken and where), else the deepest cause a plugin gave. With -v, every
+ * cause follows. */
 static void report_bt_error(const char *what, const char *dir)
 {
 	const bt_error *e = bt_current_thread_take_error();
-	uint64_t i, n, shown = 0;
-	bool any_comp = false;
+	const bt_error_cause *pick = NULL;
+	uint64_t i, n;
+	char msg[512];
 
 	if (!e) {
 		p_err("%s '%s' failed (no details from babeltrace2)", what, dir);
 		return;
 	}
 	n = bt_error_get_cause_count(e);
-	for (i = 0; i < n; i++)
-		if (bt_error_cause_get_actor_type(bt_error_borrow_cause_by_index(e, i)) !=
-		    BT_ERROR_CAUSE_ACTOR_TYPE_UNKNOWN)
-			any_comp = true;
-	for (i = 0; i < n && shown < 5; i++) {
-		const bt_error_cause *cause = bt_error_borrow_cause_by_index(e, i);
+	for (i = 0; i < n && !pick; i++) {
+		const bt_error_cause *c = bt_error_borrow_cause_by_index(e, i);
+		const char *m = bt_error_cause_get_message(c);
 
-		if (any_comp && bt_error_cause_get_actor_type(cause) == BT_ERROR_CAUSE_ACTOR_TYPE_UNKNOWN)
-			continue;
-		if (shown++ == 0)
-			p_err("%s '%s' failed: %s", what, dir, bt_error_cause_get_message(cause));
-		else
-			fprintf(stderr, "  caused by: %s\n", bt_error_cause_get_message(cause));
+		if (m && strstr(m, dir))
+			pick = c;
 	}
-	if (!shown)
-		p_err("%s '%s' failed: unknown error", what, dir);
-	fprintf(stderr, "  (is this a complete CTF trace? a session still running may "
-			"not have flushed it; try 'babeltrace2 %s')\n", dir);
+	for (i = 0; i < n && !pick; i++) {
+		const bt_error_cause *c = bt_error_borrow_cause_by_index(e, i);
+
+		if (bt_error_cause_get_actor_type(c) != BT_ERROR_CAUSE_ACTOR_TYPE_UNKNOWN)
+			pick = c;
+	}
+	if (!pick && n)
+		pick = bt_error_borrow_cause_by_index(e, 0);
+	if (pick)
+		cause_text(pick, msg, sizeof(msg));
+	else
+		snprintf(msg, sizeof(msg), "unknown error");
+	p_err("%s '%s' failed: %s (cut short, damaged or still being written? "
+	      "-v shows more)", what, dir, msg);
+	for (i = 0; log_verbose && i < n; i++) {
+		cause_text(bt_error_borrow_cause_by_index(e, i), msg, sizeof(msg));
+		fprintf(stderr, "  caused by: %s\n", msg);
+	}
 	bt_error_release(e);
 }
 
@@ -1321,8 +1426,21 @@ int cmd_ctf(int argc, char **argv)
 		      "directory of lttng-capture)", dir);
 		goto cleanup;
 	}
-	for (i = 0; i < n_found; i++)
+	for (i = 0; i < n_found; i++) {
+		char why[PATH_MAX + 128];
+
 		p_debug("trace: %s", found_dirs[i]);
+		err = check_metadata(found_dirs[i], why, sizeof(why));
+		if (err == -EBADMSG) {
+			p_err("trace '%s' is damaged: %s (a copy cut short or a full disk?)",
+			      dir, why);
+			goto cleanup;
+		}
+		if (err) {
+			p_err("cannot read '%s/metadata': %s", found_dirs[i], strerror(-err));
+			goto cleanup;
+		}
+	}
 
 	if (c.mode == MODE_CHROME) {
 		of = outfile__open(output);

@@ -1,0 +1,138 @@
+#!/bin/sh
+# Faults around lttng-capture in a simulated pod with a real lttng-sessiond:
+# the daemon killed (SIGKILL, SIGTERM) while recording; a disk too small,
+# then one that fills up; output directories, session names and event
+# patterns full of shell metacharacters.
+. "$SIDESCOPE_SRC/tests/lib/tap.sh"
+. "$SIDESCOPE_SRC/tests/lib/pod.sh"
+require_root
+require_cmd unshare nsenter jq busybox lttng lttng-sessiond babeltrace2 perl timeout
+T=$TMPDIR_TEST
+. "$SIDESCOPE_SRC/tests/lib/lttngpod.sh"
+[ -x "$APP" ] || skip_all "no $APP (run make)"
+pod_start --share-lttng || skip_all "cannot create PID and mount namespaces"
+on_exit lttngpod_stop_daemon
+
+# readable DIR: the events in DIR as sidescope reads them (fails if not)
+readable() {
+	pod_sidecar "$SIDESCOPE" ctf summary "$1" --json 2>/dev/null | jq -e '.events' 2>/dev/null
+}
+
+# One app for the whole file: about 20000 events/s for a few minutes.
+lttngpod_app a -n 1000000
+ok $? "the app started (pid $app in the pod)"
+touch "$T/a.go"
+
+# ---- 1. lttng-sessiond killed while recording ------------------------------
+for sig in KILL TERM; do
+	tag=$(echo "k$sig" | tr 'A-Z' 'a-z')
+	lttngpod_capture "$tag" -p "$app" -o "$T/$tag"
+	wait_for_grep "$T/$tag.err" "tracing .*into|error" 30
+	ok $? "SIG$sig: capture started"
+	# what the switch timer flushed reads back before the daemon dies
+	n=0
+	for _i in $(seq 100); do
+		n=$(readable "$T/$tag") && [ "$n" -gt 0 ] && break
+		sleep 0.1
+	done
+	ok "$([ "$n" -gt 0 ] 2>/dev/null; echo $?)" "SIG$sig: the trace on disk reads back while recording ($n events)"
+	dpid=$(pod_sidecar cat /var/run/lttng/lttng-sessiond.pid)
+	pod_sidecar kill -"$sig" "$dpid"
+	wait_for_grep "$T/$tag.err" "died|error" 15
+	wait "$cap_bg"
+	is "$?" 1 "SIG$sig to lttng-sessiond: the capture exits 1"
+	err=$(sed '/starting lttng-sessiond/d; /tracing .*into/d' "$T/$tag.err")
+	diag "$err"
+	is "$(printf '%s\n' "$err" | wc -l | tr -d ' ')" 1 "SIG$sig: one line of error"
+	like "$err" "^lttng-capture: error: lttng-sessiond \\(PID $dpid\\) died during the capture; kept [0-9]+ events written before it died in $T/$tag\$" \
+		"SIG$sig: it says the daemon died and what was kept"
+	kept=$(printf '%s\n' "$err" | sed -n 's/.*; kept \([0-9]*\) events.*/\1/p')
+	ok "$([ "$kept" -ge "$n" ] 2>/dev/null; echo $?)" "SIG$sig: it kept at least what was on disk before ($kept >= $n)"
+	is "$(readable "$T/$tag")" "$kept" "SIG$sig: sidescope ctf summary reads the $kept events"
+	is "$(babeltrace2 "$T/$tag" 2>/dev/null | wc -l | tr -d ' ')" "$kept" "SIG$sig: babeltrace2 reads the same"
+	is "$(lttngpod_daemons)" "" "SIG$sig: no LTTng daemon left (the consumer died with it)"
+done
+
+# a new capture starts a new daemon over what the killed one left in
+# /var/run/lttng, and the app registers with it
+lttngpod_capture again -p "$app" -o "$T/again" -d 1 --stop-daemon
+wait "$cap_bg"
+is "$?" 0 "after the crash, a new capture works"
+like "$(cat "$T/again.out")" "^events: [1-9]" "and records events"
+is "$(lttngpod_daemons)" "" "--stop-daemon: no daemon left"
+
+# ---- 3. the disk of the trace: too small, then filling up ------------------
+mkdir -p "$T/small" "$T/tiny"
+pod_sidecar mount -t tmpfs -o size=512k tmpfs "$T/small" || skip_all "cannot mount a tmpfs"
+lttngpod_capture small -p "$app" -o "$T/small/trace" -d 1 --buffer-size 64k
+wait "$cap_bg"
+is "$?" 1 "a disk too small for the ring buffers: exit 1"
+like "$(cat "$T/small.err")" "error: not enough space for a trace in '$T/small/trace': [0-9]+ KiB free, [0-9]+ KiB needed" \
+	"it says so before recording"
+is "$(pod_sidecar ls -A "$T/small")" "" "nothing left on that disk"
+is "$(lttngpod_sessions)" "" "no session left"
+
+# 3 MiB: the app writes about 1 MiB/s; a stop needs 1 MiB + 128 KiB of ring
+pod_sidecar mount -t tmpfs -o size=3m tmpfs "$T/tiny"
+lttngpod_capture full -p "$app" -o "$T/tiny/trace" --buffer-size 64k
+wait_for_grep "$T/full.err" "nearly full|error: " 60
+ok $? "the capture stops by itself as the disk fills"
+wait "$cap_bg"
+is "$?" 1 "full disk: exit 1"
+diag "$(cat "$T/full.err")"
+like "$(cat "$T/full.err")" "error: the disk of $T/tiny/trace is nearly full \\([0-9]+ KiB free\\): the capture stopped early; the trace holds the events until then" \
+	"full disk: a clear error"
+is "$(lttngpod_sessions)" "" "full disk: no session left, and lttng-sessiond still answers"
+ok "$(timeout 10 nsenter -t "$POD_PAUSE" --pid --mount -- lttng list >/dev/null 2>&1; echo $?)" \
+	"full disk: the daemon is not wedged"
+n=$(readable "$T/tiny/trace")
+is "$n" "$(sed -n 's/^events: //p' "$T/full.out")" "full disk: the trace is complete: it reads back with the count printed ($n)"
+is "$(pod_sidecar babeltrace2 "$T/tiny/trace" 2>/dev/null | wc -l | tr -d ' ')" "$n" "full disk: babeltrace2 reads the same"
+free=$(pod_sidecar df -Pk "$T/tiny" | awk 'NR == 2 { print $4 }')
+ok "$([ "$free" -gt 0 ]; echo $?)" "full disk: space left for the final flush ($free KiB)"
+
+# ---- 5. names with spaces and shell metacharacters --------------------------
+# shellcheck disable=SC2016
+odd="$T/o d'q\"\$HOME;x*[a]\`touch $T/pwned1\`\$(touch $T/pwned2)"
+# shellcheck disable=SC2016
+sess="s'q\"\$HOME;x*[a]\`id\`\$(id)"
+mkdir -p "$T/cwd"
+: > "$T/cwd/sidescope_app:glob"	# what an unquoted * would expand to
+lttngpod_capture odd -p "$app" -o "$odd/sub dir" --session "$sess" --events 'sidescope_app:*'
+wait_for_grep "$T/odd.err" "tracing .*into|error" 30
+ok $? "capture with odd names started"
+diag "$(cat "$T/odd.err")"
+is "$(lttngpod_sessions)" "$sess" "the session has exactly the name asked for"
+rules=$(pod_sidecar lttng list "$sess" -u)
+like "$rules" "sidescope_app:\\* " "the event pattern is not globbed"
+lttngpod_signal odd TERM
+wait "$cap_bg"
+is "$?" 0 "odd names: the capture ends with status 0"
+like "$(cat "$T/odd.out")" "^trace: $T/o d'q\"" "the trace path is printed as given"
+n=$(readable "$odd/sub dir")
+ok "$([ "$n" -gt 0 ] 2>/dev/null; echo $?)" "the trace landed where asked ($n events)"
+is "$(babeltrace2 "$odd/sub dir" 2>/dev/null | wc -l | tr -d ' ')" "$n" "babeltrace2 reads it"
+is "$(ls "$T" | grep -c pwned)" 0 "nothing was executed"
+is "$(ls -A "$T/cwd")" "sidescope_app:glob" "nothing was made in the working directory"
+
+for bad in "a b" "a/b" "-x" ".."; do
+	pod_sidecar busybox sh "$CAP" -p "$app" -o "$T/bad" --session "$bad" -d 1 >/dev/null 2>"$T/bad.err"
+	is "$?" 2 "--session '$bad': bad usage"
+	like "$(head -n 1 "$T/bad.err")" "bad --session '$bad' \\(no '/', spaces" "--session '$bad': says why"
+done
+pod_sidecar busybox sh "$CAP" -p "$app" -o "$T/bad" --events 'sidescope_app:* x' -d 1 >/dev/null 2>"$T/bad.err"
+is "$?" 2 "--events with a space: bad usage"
+# shellcheck disable=SC2016
+pod_sidecar busybox sh "$CAP" -p "$app" -o "$T/ev" -d 1 \
+	--events "sidescope_app:x;\`touch\${IFS}$T/pwned4\`,\$(touch\${IFS}$T/pwned5)" >"$T/ev.out" 2>"$T/ev.err"
+rc=$?
+diag "$(cat "$T/ev.err")"
+ok "$([ "$rc" -le 1 ]; echo $?)" "--events with metacharacters: a capture or a clear error (exit $rc)"
+is "$(ls "$T" | grep -c pwned)" 0 "and nothing executed"
+pod_sidecar busybox sh "$CAP" -n '*' -o "$T/star" -d 1 >/dev/null 2>"$T/star.err"
+is "$?" 1 "-n '*': no such process"
+like "$(cat "$T/star.err")" "no process named '\\*'" "-n '*' is not a glob"
+ok "$([ ! -e "$T/bad" ] && [ ! -e "$T/star" ]; echo $?)" "failed captures leave no directory"
+is "$(lttngpod_sessions)" "" "no session left behind"
+
+done_testing

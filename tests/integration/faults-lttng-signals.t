@@ -18,9 +18,9 @@ on_exit lttngpod_stop_daemon
 seed=${SIDESCOPE_SEED:-$(date +%s)}
 rounds=${SIDESCOPE_ROUNDS:-20}
 diag "seed $seed (SIDESCOPE_SEED=$seed replays this run)"
-# one "DELAY SIGNAL" a line: 0 to 2.5 s, INT or TERM
+# one "DELAY SIGNAL" a line: 0 to 3 s, INT or TERM
 plan=$(awk -v seed="$seed" -v n="$rounds" 'BEGIN { srand(seed)
-	for (i = 0; i < n; i++) printf "%.2f %s\n", rand() * 2.5, rand() < 0.5 ? "INT" : "TERM" }')
+	for (i = 0; i < n; i++) printf "%.2f %s\n", rand() * 3, rand() < 0.5 ? "INT" : "TERM" }')
 
 lttngpod_app a -n 1000000
 ok $? "the app started (pid $app in the pod)"

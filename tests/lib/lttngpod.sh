@@ -54,17 +54,28 @@ lttngpod_app() {
 
 # lttngpod_capture TAG [lttng-capture options]: in the background, in the
 # sidecar, from the directory $T/cwd; stdout in $T/TAG.out, stderr in
-# $T/TAG.err, the script's PID in $T/TAG.cap.pid; sets $cap_bg.
+# $T/TAG.err, the script's PID in $T/TAG.cap.pid; sets $cap_bg. With
+# LTTNGPOD_CAPS set (to a list for caps.sh's with_caps, maybe empty), with
+# only those capabilities.
 lttngpod_capture() {
 	_tag=$1
 	shift
 	mkdir -p "$T/cwd"
 	rm -f "$T/$_tag.cap.pid"
+	_bound=""
+	if [ -n "${LTTNGPOD_CAPS+set}" ]; then
+		_bound="-all"
+		[ -z "$LTTNGPOD_CAPS" ] ||
+			_bound="-all,$(printf '%s' "$LTTNGPOD_CAPS" | sed 's/\([^,]*\)/+\1/g')"
+	fi
 	# shellcheck disable=SC2016
 	# perl: a background job starts with SIGINT ignored, which a shell cannot
 	# trap; restore it so that the test can press "Ctrl-C"
-	pod_sidecar sh -c 'cd "$1/cwd" || exit 1; echo "$$" > "$2"; shift 2; exec perl -e '\''$SIG{INT} = "DEFAULT"; exec @ARGV or die'\'' busybox sh "$@"' sh \
-		"$T" "$T/$_tag.cap.pid" "$CAP" "$@" >"$T/$_tag.out" 2>"$T/$_tag.err" &
+	pod_sidecar sh -c 'cd "$1/cwd" || exit 1; echo "$$" > "$2"; b=$3; shift 3
+		[ -z "$b" ] || set -- setpriv --inh-caps=-all --bounding-set="$b" -- "$@"
+		exec "$@"' sh "$T" "$T/$_tag.cap.pid" "$_bound" \
+		perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die' busybox sh \
+		"$CAP" "$@" >"$T/$_tag.out" 2>"$T/$_tag.err" &
 	cap_bg=$!
 	on_exit "kill $cap_bg"
 	wait_for_file "$T/$_tag.cap.pid" 10

@@ -32,7 +32,7 @@ for sig in KILL TERM; do
 	# what the switch timer flushed reads back before the daemon dies
 	n=0
 	for _i in $(seq 100); do
-		n=$(readable "$T/$tag") && [ "$n" -gt 0 ] && break
+		n=$(readable "$T/$tag") && [ "${n:-0}" -gt 0 ] && break
 		sleep 0.1
 	done
 	ok "$([ "$n" -gt 0 ] 2>/dev/null; echo $?)" "SIG$sig: the trace on disk reads back while recording ($n events)"
@@ -90,6 +90,29 @@ is "$n" "$(sed -n 's/^events: //p' "$T/full.out")" "full disk: the trace is comp
 is "$(pod_sidecar babeltrace2 "$T/tiny/trace" 2>/dev/null | wc -l | tr -d ' ')" "$n" "full disk: babeltrace2 reads the same"
 free=$(pod_sidecar df -Pk "$T/tiny" | awk 'NR == 2 { print $4 }')
 ok "$([ "$free" -gt 0 ]; echo $?)" "full disk: space left for the final flush ($free KiB)"
+
+# another writer fills the disk at once: the consumer daemon hits ENOSPC
+# before a check sees it coming and gets stuck (lttng-tools 2.13); the
+# script must not hang with it
+mkdir -p "$T/shared"
+pod_sidecar mount -t tmpfs -o size=8m tmpfs "$T/shared"
+lttngpod_stop_daemon	# the capture starts its own, and stops it
+lttngpod_capture filled -p "$app" -o "$T/shared/trace" --buffer-size 64k --stop-daemon
+wait_for_grep "$T/filled.err" "tracing .*into|error" 30
+pod_sidecar sh -c 'cat /dev/zero > "$1/filler"' sh "$T/shared" 2>/dev/null
+wait_for_grep "$T/filled.err" "error: " 60
+ok $? "disk filled by another writer: the capture ends"
+wait "$cap_bg"
+is "$?" 1 "disk filled by another writer: exit 1"
+diag "$(cat "$T/filled.err")"
+like "$(tail -n 1 "$T/filled.err")" "error: the disk of $T/shared/trace (is nearly full .*; the trace holds the events until then|filled up.*: the capture stopped; the trace there is incomplete, not a valid trace|filled up; lttng-sessiond \\(PID [0-9]+\\) got stuck writing to it and was killed; the trace there is incomplete, not a valid trace)\$" \
+	"disk filled by another writer: a clear error"
+unlike "$(cat "$T/filled.out")" "^trace: " "disk filled by another writer: no trace presented as valid"
+is "$(lttngpod_daemons)" "" "disk filled by another writer: --stop-daemon: no daemon left, stuck or not"
+pod_sidecar rm -f "$T/shared/filler"
+lttngpod_capture refilled -p "$app" -o "$T/shared/trace2" -d 1 --buffer-size 64k --stop-daemon
+wait "$cap_bg"
+is "$?" 0 "space again: a capture works"
 
 # ---- 5. names with spaces and shell metacharacters --------------------------
 # shellcheck disable=SC2016

@@ -26,6 +26,7 @@
 #include "commands.h"
 #include "log.h"
 #include "outfile.h"
+#include "privhint.h"
 #include "proc.h"
 #include "prof.h"
 #include "r2r.h"
@@ -397,10 +398,12 @@ static void read_stats(struct capture *c)
 	c->pid_reused = sum[PSTAT_PID_REUSED];
 }
 
-static const char *cap_hint(int err)
+/* What the kernel's refusal means (a missing capability, seccomp). */
+static const char *cap_hint(enum privhint_need need, int err)
 {
-	return err == EPERM || err == EACCES ?
-	       " (needs CAP_BPF and CAP_PERFMON; run 'doctor')" : "";
+	static char buf[192];
+
+	return privhint(need, err, buf, sizeof(buf));
 }
 
 static int open_perf_events(struct capture *c, unsigned int hz, struct bpf_link ***links_out,
@@ -427,7 +430,7 @@ static int open_perf_events(struct capture *c, unsigned int hz, struct bpf_link 
 				continue;	/* offline CPU */
 			err = errno;
 			p_err("failed to open perf event on cpu %d: %s%s", cpu, strerror(err),
-			      cap_hint(err));
+			      cap_hint(PRIVHINT_PERF, err));
 			*nlinks = n;
 			return -err;
 		}
@@ -436,7 +439,7 @@ static int open_perf_events(struct capture *c, unsigned int hz, struct bpf_link 
 			err = errno;
 			close(fd);
 			p_err("failed to attach BPF program on cpu %d: %s%s", cpu, strerror(err),
-			      cap_hint(err));
+			      cap_hint(PRIVHINT_BPF, err));
 			*nlinks = n;
 			return -err;
 		}
@@ -799,7 +802,7 @@ int cmd_profile(int argc, char **argv)
 	c.skel = profile_bpf__open();
 	if (!c.skel) {
 		err = errno;
-		p_err("failed to open BPF object: %s%s", strerror(err), cap_hint(err));
+		p_err("failed to open BPF object: %s%s", strerror(err), cap_hint(PRIVHINT_BPF, err));
 		goto cleanup;
 	}
 	c.skel->rodata->pidns_dev = dev;
@@ -817,7 +820,7 @@ int cmd_profile(int argc, char **argv)
 	bpf_map__set_max_entries(c.skel->maps.counts1, (__u32)max_stacks);
 	err = profile_bpf__load(c.skel);
 	if (err) {
-		p_err("failed to load BPF program: %s%s", strerror(-err), cap_hint(-err));
+		p_err("failed to load BPF program: %s%s", strerror(-err), cap_hint(PRIVHINT_BPF, -err));
 		goto cleanup;
 	}
 	c.stacks_fd = bpf_map__fd(c.skel->maps.stacks);

@@ -22,6 +22,7 @@
 #include "r2r.h"
 #include "log.h"
 #include "outfile.h"
+#include "privhint.h"
 #include "probespec.h"
 #include "proc.h"
 #include "upfmt.h"
@@ -603,9 +604,9 @@ int cmd_uprobe(int argc, char **argv)
 	}
 	c = uprobe_bpf__load(skel);
 	if (c) {
+		privhint(PRIVHINT_BPF, -c, msg, sizeof(msg));
 		p_err("cannot load the BPF program: %s%s", strerror(-c),
-		      c == -EPERM || c == -EACCES ?
-		      " (needs CAP_BPF and CAP_PERFMON; run 'doctor')" : " (run with -v for details)");
+		      msg[0] ? msg : " (run with -v for details)");
 		goto cleanup;
 	}
 	for (i = 0; i < s.nspecs; i++) {

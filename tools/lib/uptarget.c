@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "privhint.h"
 #include "proc.h"
 #include "uptarget.h"
 #include "util.h"
@@ -94,6 +95,7 @@ static int search_lib_dirs(const char *name, char *host, size_t size)
 int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size,
 		     char *msg, size_t msgsize)
 {
+	char hint[128];
 	int n;
 
 	if (binary[0] == '/') {
@@ -105,8 +107,9 @@ int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size,
 			int err = errno;
 
 			if (pid > 0)
-				snprintf(msg, msgsize, "cannot open %s in the mount namespace of PID %d: %s",
-					 binary, (int)pid, strerror(err));
+				snprintf(msg, msgsize, "cannot open %s in the mount namespace of PID %d: %s%s",
+					 binary, (int)pid, strerror(err),
+					 privhint(PRIVHINT_PTRACE, err, hint, sizeof(hint)));
 			else
 				snprintf(msg, msgsize, "cannot open %s: %s%s", binary, strerror(err),
 					 err == ENOENT ? " (a file of another container? add -p PID)" : "");
@@ -126,8 +129,8 @@ int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size,
 		if (!m) {
 			int err = errno;
 
-			snprintf(msg, msgsize, "cannot read the mappings of PID %d: %s", (int)pid,
-				 strerror(err));
+			snprintf(msg, msgsize, "cannot read the mappings of PID %d: %s%s", (int)pid,
+				 strerror(err), privhint(PRIVHINT_PTRACE, err, hint, sizeof(hint)));
 			return -err;
 		}
 		for (i = 0; i < m->n; i++) {

@@ -3,7 +3,8 @@
  * replace a probed binary. Each line read from stdin holding a number N
  * calls probed_fn(N) and prints "called N"; "quit" (or EOF) ends it. The
  * first line printed is "ready PID". replace_v2 has more code before
- * probed_fn, so the function sits at another file offset. */
+ * probed_fn, so the function sits at another file offset.
+ *   replace_v1 [loop]   with "loop": call probed_fn every millisecond */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,12 +32,18 @@ PROBE int probed_fn(int n)
 	return n + 1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char line[64];
+	int i;
 
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
+	if (argc > 1 && !strcmp(argv[1], "loop"))
+		for (i = 0;; i++) {
+			probed_fn(i);
+			usleep(1000);
+		}
 	while (fgets(line, sizeof(line), stdin) && strncmp(line, "quit", 4)) {
 		int n = atoi(line);
 

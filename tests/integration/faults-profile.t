@@ -95,7 +95,7 @@ kill -INT "$prof"
 wait "$prof"
 is "$?" 0 "profile exits 0 after every change of the map"
 names=$(jq -r '.functions[] | select(.kind == "jit") | .name' "$T/map.json" | sort -u)
-diag "JIT names: $(echo $names)"
+diag "JIT names: $(printf '%s\n' "$names" | tr '\n' ' ')"
 for n in 'JitOld::Hot(int)' 'JitNew::Hot(int)' 'JitInp::Hot(int)'; do
 	printf '%s\n' "$names" | grep -qxF "$n"
 	ok $? "named from the map version of its time: $n"
@@ -125,7 +125,7 @@ wait "$prof"
 is "$?" 0 "profile of a churning map exits 0"
 like "$(cat "$T/churn.err")" "exited; stopping" "the target exited during the capture"
 names=$(jq -r '.functions[] | select(.kind == "jit") | .name' "$T/churn.json" | sort -u)
-diag "JIT names: $(echo $names)"
+diag "JIT names: $(printf '%s\n' "$names" | tr '\n' ' ')"
 is "$(printf '%s\n' "$names" | grep -cvE '^(Jit(Inp|Par)::(Hot\(int\)|Cold)|JitChurn::(Hot\(int\)|Cold))$|^$')" \
 	0 "no garbage names from torn reads"
 printf '%s\n' "$names" | grep -qxF 'JitChurn::Hot(int)'

@@ -12,7 +12,7 @@ require_root
 require_cmd jq bpftool xmllint od awk
 require_pprof
 T=$TMPDIR_TEST
-RUNS=${FAULTS_RUNS:-24}
+RUNS=${FAULTS_RUNS:-20}
 
 "$SIDESCOPE_BUILD/workload" -r "$T/wl.ready" >/dev/null &
 wl=$!

@@ -11,7 +11,7 @@ require_root
 require_cmd jq bpftool od awk
 [ -r /sys/kernel/btf/vmlinux ] || skip_all "needs kernel BTF"
 T=$TMPDIR_TEST
-RUNS=${FAULTS_RUNS:-24}
+RUNS=${FAULTS_RUNS:-20}
 APP="$SIDESCOPE_BUILD/tests/progs/replace_v1"
 [ -x "$APP" ] || skip_all "needs $APP (make)"
 PROBE="p:$APP:probed_fn \"%d\", arg1"

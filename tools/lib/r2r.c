@@ -828,82 +828,54 @@ static void methoddef_name(const struct r2r_image *img, uint32_t rid, struct sbu
 
 /* ---- ReadyToRun native format ------------------------------------------ */
 
-/* NativeFormat variable-length unsigned: low bits of the first byte say how
- * many bytes follow */
-static bool nat_uint(const struct r2r_image *img, uint64_t *off, uint32_t *v)
+/* NativeFormat variable-length integers: the count of low one bits of the
+ * first byte says how many bytes follow; the value is in the remaining
+ * bits, little-endian. *bits is the value's width (7, 14, 21, 28 or 32),
+ * for sign extension. */
+static bool nat_decode(const struct r2r_image *img, uint64_t *off, uint32_t *v,
+		       unsigned int *bits)
 {
 	const uint8_t *d = img->data + *off;
-	uint8_t b;
+	unsigned int n, k;
+	uint32_t x;
 
 	if (!in_file(img, *off, 1))
 		return false;
-	b = d[0];
-	if (!(b & 1)) {
-		*v = b >> 1;
-		*off += 1;
-	} else if (!(b & 2)) {
-		if (!in_file(img, *off, 2))
-			return false;
-		*v = (uint32_t)(b >> 2) | (uint32_t)d[1] << 6;
-		*off += 2;
-	} else if (!(b & 4)) {
-		if (!in_file(img, *off, 3))
-			return false;
-		*v = (uint32_t)(b >> 3) | (uint32_t)d[1] << 5 | (uint32_t)d[2] << 13;
-		*off += 3;
-	} else if (!(b & 8)) {
-		if (!in_file(img, *off, 4))
-			return false;
-		*v = (uint32_t)(b >> 4) | (uint32_t)d[1] << 4 | (uint32_t)d[2] << 12 |
-		     (uint32_t)d[3] << 20;
-		*off += 4;
-	} else if (!(b & 16)) {
-		if (!in_file(img, *off, 5))
-			return false;
-		*v = rd32(d + 1);
-		*off += 5;
-	} else {
+	for (n = 0; n < 5 && (d[0] >> n & 1); n++)
+		;
+	if (n == 5 || !in_file(img, *off, n + 1))
 		return false;
+	if (n == 4) {
+		*v = rd32(d + 1);
+		*bits = 32;
+	} else {
+		x = (uint32_t)d[0] >> (n + 1);
+		for (k = 1; k <= n; k++)
+			x |= (uint32_t)d[k] << (8 * k - n - 1);
+		*v = x;
+		*bits = 7 * (n + 1);
 	}
+	*off += n + 1;
 	return true;
+}
+
+static bool nat_uint(const struct r2r_image *img, uint64_t *off, uint32_t *v)
+{
+	unsigned int bits;
+
+	return nat_decode(img, off, v, &bits);
 }
 
 static bool nat_int(const struct r2r_image *img, uint64_t *off, int32_t *v)
 {
-	const uint8_t *d = img->data + *off;
-	uint8_t b;
+	unsigned int bits;
+	uint32_t u;
 
-	if (!in_file(img, *off, 1))
+	if (!nat_decode(img, off, &u, &bits))
 		return false;
-	b = d[0];
-	if (!(b & 1)) {
-		*v = (int8_t)b >> 1;
-		*off += 1;
-	} else if (!(b & 2)) {
-		if (!in_file(img, *off, 2))
-			return false;
-		*v = (int32_t)(b >> 2) | (int32_t)((uint32_t)(int8_t)d[1] << 6);
-		*off += 2;
-	} else if (!(b & 4)) {
-		if (!in_file(img, *off, 3))
-			return false;
-		*v = (int32_t)((uint32_t)(b >> 3) | (uint32_t)d[1] << 5 |
-			       (uint32_t)(int8_t)d[2] << 13);
-		*off += 3;
-	} else if (!(b & 8)) {
-		if (!in_file(img, *off, 4))
-			return false;
-		*v = (int32_t)((uint32_t)(b >> 4) | (uint32_t)d[1] << 4 |
-			       (uint32_t)d[2] << 12 | (uint32_t)(int8_t)d[3] << 20);
-		*off += 4;
-	} else if (!(b & 16)) {
-		if (!in_file(img, *off, 5))
-			return false;
-		*v = (int32_t)rd32(d + 1);
-		*off += 5;
-	} else {
-		return false;
-	}
+	if (bits < 32 && (u >> (bits - 1) & 1))
+		u |= ~0U << bits;
+	*v = (int32_t)u;
 	return true;
 }
 

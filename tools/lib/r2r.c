@@ -634,6 +634,23 @@ static const char *const prim_names[] = {
 
 static bool sig_method(struct sig *s, struct sbuf *params, int depth);
 
+static bool sig_type(struct sig *s, struct sbuf *b, int depth);
+
+/* N types, comma separated, between OPEN and CLOSE. */
+static bool sig_type_list(struct sig *s, uint32_t n, const char *open, const char *close,
+			  struct sbuf *b, int depth)
+{
+	sb_str(b, open);
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			sb_str(b, ",");
+		if (!sig_type(s, b, depth + 1))
+			return false;
+	}
+	sb_str(b, close);
+	return true;
+}
+
 /* one type (ECMA-335 II.23.2.12 plus the ReadyToRun extensions) */
 static bool sig_type(struct sig *s, struct sbuf *b, int depth)
 {
@@ -657,15 +674,7 @@ static bool sig_type(struct sig *s, struct sbuf *b, int depth)
 	case 0x15:	/* GENERICINST */
 		if (!sig_type(s, b, depth + 1) || !sig_uint(s, &n) || n > 64)
 			return false;
-		sb_str(b, "[");
-		for (uint32_t i = 0; i < n; i++) {
-			if (i)
-				sb_str(b, ",");
-			if (!sig_type(s, b, depth + 1))
-				return false;
-		}
-		sb_str(b, "]");
-		return true;
+		return sig_type_list(s, n, "[", "]", b, depth);
 	case 0x1d:	/* SZARRAY */
 		if (!sig_type(s, b, depth + 1))
 			return false;
@@ -790,15 +799,7 @@ static bool sig_method(struct sig *s, struct sbuf *params, int depth)
 		return false;
 	if (!sig_uint(s, &n) || n > 1024 || !sig_type(s, &ret, depth + 1))
 		return false;
-	sb_str(params, "(");
-	for (uint32_t i = 0; i < n; i++) {
-		if (i)
-			sb_str(params, ",");
-		if (!sig_type(s, params, depth + 1))
-			return false;
-	}
-	sb_str(params, ")");
-	return true;
+	return sig_type_list(s, n, "(", ")", params, depth);
 }
 
 static void methoddef_sig(const struct r2r_image *img, uint32_t rid, struct sbuf *b)

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "elfsym.h"
-#include "privhint.h"
 #include "proc.h"
 #include "uptarget.h"
 #include "util.h"
@@ -95,7 +94,6 @@ static int search_lib_dirs(const char *name, char *host, size_t size)
 int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size,
 		     char *msg, size_t msgsize)
 {
-	char hint[128];
 	int n;
 
 	if (binary[0] == '/') {
@@ -109,7 +107,8 @@ int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size,
 			if (pid > 0)
 				snprintf(msg, msgsize, "cannot open %s in the mount namespace of PID %d: %s%s",
 					 binary, (int)pid, strerror(err),
-					 privhint(PRIVHINT_PTRACE, err, hint, sizeof(hint)));
+					 err == EACCES || err == EPERM ?
+					 " (other users' processes need CAP_SYS_PTRACE; run 'doctor')" : "");
 			else
 				snprintf(msg, msgsize, "cannot open %s: %s%s", binary, strerror(err),
 					 err == ENOENT ? " (a file of another container? add -p PID)" : "");
@@ -130,7 +129,8 @@ int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size,
 			int err = errno;
 
 			snprintf(msg, msgsize, "cannot read the mappings of PID %d: %s%s", (int)pid,
-				 strerror(err), privhint(PRIVHINT_PTRACE, err, hint, sizeof(hint)));
+				 strerror(err), err == EACCES || err == EPERM ?
+				 " (other users' processes need CAP_SYS_PTRACE; run 'doctor')" : "");
 			return -err;
 		}
 		for (i = 0; i < m->n; i++) {

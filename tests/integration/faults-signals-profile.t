@@ -64,7 +64,7 @@ while read -r delay sig; do
 	*) sleep "$delay" ;;
 	esac
 	kill -"$sig" "$pid" 2>/dev/null
-	wait "$pid"
+	wait "$pid" 2>/dev/null
 	rc=$?
 	files=$(cd "$d" && ls)
 	if [ "$rc" -eq 0 ]; then
@@ -111,7 +111,7 @@ while read -r delay sig; do
 	pid=$!
 	sleep "$delay"
 	kill -TERM "$pid" 2>/dev/null
-	wait "$pid"
+	wait "$pid" 2>/dev/null
 	rc=$?
 	set -- "$d"/*
 	if [ "$rc" -eq 0 ]; then

@@ -12,7 +12,6 @@
 #include "util.h"
 
 #define CAP_SYS_ADMIN_BIT	21
-#define CAP_SYS_PTRACE_BIT	19
 #define CAP_PERFMON_BIT		38
 #define CAP_BPF_BIT		39
 
@@ -77,11 +76,6 @@ const char *privhint(enum privhint_need need, int err, char *buf, size_t size)
 		snprintf(buf, size, perfmon ? " (refused with CAP_PERFMON held: see "
 			 "kernel.perf_event_paranoid; run 'doctor')" :
 			 " (needs CAP_PERFMON; run 'doctor')");
-		break;
-	case PRIVHINT_PTRACE:
-		snprintf(buf, size, has(caps, CAP_SYS_PTRACE_BIT) ?
-			 " (refused with CAP_SYS_PTRACE held; run 'doctor')" :
-			 " (needs CAP_SYS_PTRACE; run 'doctor')");
 		break;
 	}
 	return buf;

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Why the kernel refused: the hint that ends an error message when bpf(2),
- * perf_event_open(2) or a read of another process's /proc files fails with
- * EPERM/EACCES. It names the capability this process lacks, or says that a
+/* Why the kernel refused: the hint that ends an error message when bpf(2)
+ * or perf_event_open(2) fails with EPERM/EACCES (or ENOSYS from seccomp). It names the capability this process lacks, or says that a
  * seccomp filter denies bpf(), and points to 'doctor'. */
 #ifndef SIDESCOPE_PRIVHINT_H
 #define SIDESCOPE_PRIVHINT_H
@@ -11,7 +10,6 @@
 enum privhint_need {
 	PRIVHINT_BPF,		/* bpf(2): CAP_BPF and CAP_PERFMON */
 	PRIVHINT_PERF,		/* perf_event_open(2): CAP_PERFMON */
-	PRIVHINT_PTRACE,	/* /proc/PID/maps, /proc/PID/root: CAP_SYS_PTRACE */
 };
 
 /* Write " (needs CAP_X; run 'doctor')", " (bpf() denied by seccomp ...)"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Why the kernel refused: the hint that ends an error message when bpf(2)
- * or perf_event_open(2) fails with EPERM/EACCES (or ENOSYS from seccomp). It names the capability this process lacks, or says that a
- * seccomp filter denies bpf(), and points to 'doctor'. */
+ * or perf_event_open(2) fails with EPERM/EACCES (or ENOSYS from seccomp).
+ * It names the capability this process lacks, or says that a seccomp
+ * filter denies bpf(), and points to 'doctor'. */
 #ifndef SIDESCOPE_PRIVHINT_H
 #define SIDESCOPE_PRIVHINT_H
 

@@ -775,6 +775,8 @@ int cmd_profile(int argc, char **argv)
 				goto cleanup;
 			}
 			last_drain = now;
+			/* forget exited processes, or -a over hours grows */
+			symbolizer__sweep(c.sz);
 			if (npids && !any_alive(pids, npids)) {
 				p_info("every target process has exited; stopping");
 				break;

@@ -18,8 +18,8 @@ require_pprof
 CHURN="$SIDESCOPE_BUILD/tests/progs/churn"
 [ -x "$CHURN" ] || skip_all "needs $CHURN (make)"
 T=$TMPDIR_TEST
-VG_SECS=15	# the capture under valgrind (starts after ~15-40 s of BTF loading)
-LONG_SECS=45	# the capture that is sampled for growth
+VG_SECS=10	# the capture under valgrind (starts after ~15-40 s of BTF loading)
+LONG_SECS=40	# the capture that is sampled for growth
 WARM=9		# seconds of warm-up before growth counts
 MAX_GROWTH_KB=512
 # ASan's redzones make every allocation larger

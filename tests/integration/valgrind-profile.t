@@ -18,7 +18,7 @@ require_pprof
 CHURN="$SIDESCOPE_BUILD/tests/progs/churn"
 [ -x "$CHURN" ] || skip_all "needs $CHURN (make)"
 T=$TMPDIR_TEST
-VG_SECS=10	# the capture under valgrind (starts after ~15-40 s of BTF loading)
+VG_SECS=12	# the capture under valgrind
 LONG_SECS=40	# the capture that is sampled for growth
 WARM=9		# seconds of warm-up before growth counts
 MAX_GROWTH_KB=512
@@ -31,6 +31,16 @@ cgr=/sys/fs/cgroup
 cg="$cgr/sidescope-vg-$$"
 mkdir "$cg" || skip_all "cannot create a cgroup under $cgr"
 on_exit "rmdir '$cg'"
+
+# under valgrind, loading the BPF object (kernel BTF) takes 15-40 s: start
+# it first, and the workload once it samples
+memcheck "$T/vg.log" "$SIDESCOPE" profile -v --cgroup "$cg" -d "$VG_SECS" \
+	-o "$T/vg.folded" -o "$T/vg.pb.gz" -o "$T/vg.svg" 2> "$T/vg.err" &
+vg=$!
+on_exit "kill $vg"
+wait_for_grep "$T/vg.err" "sampling at|error" 120
+ok $? "profile under $MEMCHECK started"
+
 sh -c 'echo "$$" > "$1/cgroup.procs" && exec "$2" "$3"' sh "$cg" "$CHURN" \
 	"$T/churn.ready" > "$T/churn.out" &
 churn=$!
@@ -47,10 +57,9 @@ sample_proc "$long" "$T/samples" 3 &
 sampler=$!
 on_exit "kill $sampler"
 
-memcheck "$T/vg.log" "$SIDESCOPE" profile --cgroup "$cg" -d "$VG_SECS" \
-	-o "$T/vg.folded" -o "$T/vg.pb.gz" -o "$T/vg.svg" 2> "$T/vg.err"
+wait "$vg"
 is "$?" 0 "profile --cgroup under $MEMCHECK exits 0"
-diag "$(grep -v '^==' "$T/vg.err" | head -5)"
+diag "$(grep -E '^sidescope profile: (warning|wrote|debug: [0-9]+ samples)' "$T/vg.err")"
 check_memcheck "$T/vg.log" "profile --cgroup"
 xmllint --noout "$T/vg.svg"
 ok $? "the SVG is well-formed"

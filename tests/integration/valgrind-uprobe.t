@@ -74,9 +74,14 @@ start_tracer json valgrind -d "$VG_SECS" --json \
 	"p:$T:take_u16n \"%s\", str16(arg1, arg2)" \
 	"p:$T:flood_str (arg2 < 10 || arg2 >= 40) \"%s %d\", dotnet_string(arg1), arg2"
 vjson=$TR
+# this one through perf-event uprobes, which valgrind knows, rather than a
+# uprobe_multi link (a bpf(2) command valgrind 3.19 does not check)
+SIDESCOPE_UPROBE_LINK=perf
+export SIDESCOPE_UPROBE_LINK
 start_tracer text valgrind -d "$VG_SECS" --max-str 8 \
 	"p:$T:take_u16z \"<%s>\", str16(arg1)" "r:$T:flood_fn (retval > 190) \"%d\", retval"
 vtext=$TR
+unset SIDESCOPE_UPROBE_LINK
 start_tracer latency valgrind -d "$VG_SECS" --latency "p:$T:flood_fn" "p:$T:take_u16z"
 vlat=$TR
 

@@ -74,8 +74,9 @@ start_tracer json valgrind -d "$VG_SECS" --json \
 	"p:$T:take_u16n \"%s\", str16(arg1, arg2)" \
 	"p:$T:flood_str (arg2 < 10 || arg2 >= 40) \"%s %d\", dotnet_string(arg1), arg2"
 vjson=$TR
-# this one through perf-event uprobes, which valgrind knows, rather than a
-# uprobe_multi link (a bpf(2) command valgrind 3.19 does not check)
+# this one through perf-event uprobes (perf_event_open, whose attr valgrind
+# checks) rather than a uprobe_multi link, whose path and offset arrays
+# valgrind 3.19 does not check (an unknown bpf(2) command to it)
 SIDESCOPE_UPROBE_LINK=perf
 export SIDESCOPE_UPROBE_LINK
 start_tracer text valgrind -d "$VG_SECS" --max-str 8 \

@@ -32,6 +32,7 @@
 #include "r2r.h"
 #include "profile.h"
 #include "profile.skel.h"
+#include "stackcache.h"
 #include "symbolize.h"
 #include "util.h"
 
@@ -137,78 +138,12 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-/* Stacks copied out of the BPF store, by hash. Each stack is deleted from
- * the store once copied, so the kernel side stays small over long captures;
- * a sample that raced with the delete still finds its stack here. */
-struct stack_cache {
-	__u64 *hash;	/* 0: empty slot */
-	__u64 **ips;	/* [0] = depth, then the addresses (leaf first) */
-	size_t cap, n;
-};
-
-static __u64 *cache_get(const struct stack_cache *sc, __u64 h)
-{
-	size_t i;
-
-	if (!sc->cap)
-		return NULL;
-	for (i = h & (sc->cap - 1); sc->hash[i]; i = (i + 1) & (sc->cap - 1))
-		if (sc->hash[i] == h)
-			return sc->ips[i];
-	return NULL;
-}
-
-static int cache_put(struct stack_cache *sc, __u64 h, __u64 *ips)
-{
-	size_t i;
-
-	if ((sc->n + 1) * 2 > sc->cap) {
-		size_t ncap = sc->cap ? sc->cap * 2 : 1024, j;
-		__u64 *nh = calloc(ncap, sizeof(*nh)), **ni = calloc(ncap, sizeof(*ni));
-
-		if (!nh || !ni) {
-			free(nh);
-			free(ni);
-			return -ENOMEM;
-		}
-		for (j = 0; j < sc->cap; j++) {
-			if (!sc->hash[j])
-				continue;
-			for (i = sc->hash[j] & (ncap - 1); nh[i]; i = (i + 1) & (ncap - 1))
-				;
-			nh[i] = sc->hash[j];
-			ni[i] = sc->ips[j];
-		}
-		free(sc->hash);
-		free(sc->ips);
-		sc->hash = nh;
-		sc->ips = ni;
-		sc->cap = ncap;
-	}
-	for (i = h & (sc->cap - 1); sc->hash[i]; i = (i + 1) & (sc->cap - 1))
-		;
-	sc->hash[i] = h;
-	sc->ips[i] = ips;
-	sc->n++;
-	return 0;
-}
-
-static void cache_free(struct stack_cache *sc)
-{
-	size_t i;
-
-	for (i = 0; i < sc->cap; i++)
-		free(sc->ips[i]);
-	free(sc->hash);
-	free(sc->ips);
-}
-
 struct capture {
 	const pid_t *pids;	/* -p/-n targets and their start times */
 	const uint64_t *starts;
 	int npids;
 	uint64_t pid_reused;	/* samples of another process with a target's PID */
-	struct stack_cache stacks;
+	struct stackcache *stacks;	/* stacks copied out of the BPF store */
 	struct profile_bpf *skel;
 	struct symbolizer *sz;
 	struct prof *prof;
@@ -220,13 +155,13 @@ struct capture {
 
 /* The stack of HASH: from the cache, else copied out of the BPF store (and
  * deleted there). NULL when lost. */
-static __u64 *get_stack(struct capture *c, __u64 hash)
+static const uint64_t *get_stack(struct capture *c, __u64 hash)
 {
 	struct profile_stack st;
-	__u64 *ips;
+	const uint64_t *ips;
 	int depth;
 
-	ips = cache_get(&c->stacks, hash);
+	ips = stackcache__get(c->stacks, hash, c->drains);
 	if (ips) {
 		/* a sample may have stored it again since: keep the store small */
 		bpf_map_delete_elem(c->stacks_fd, &hash);
@@ -236,13 +171,9 @@ static __u64 *get_stack(struct capture *c, __u64 hash)
 		return NULL;
 	for (depth = 0; depth < PROFILE_MAX_DEPTH && st.ips[depth]; depth++)
 		;
-	ips = malloc((depth + 1) * sizeof(*ips));
-	if (!ips || cache_put(&c->stacks, hash, ips)) {
-		free(ips);
+	ips = stackcache__put(c->stacks, hash, (const uint64_t *)st.ips, (size_t)depth, c->drains);
+	if (!ips)
 		return NULL;	/* out of memory: keep it in the store */
-	}
-	ips[0] = (__u64)depth;
-	memcpy(ips + 1, st.ips, depth * sizeof(*ips));
 	bpf_map_delete_elem(c->stacks_fd, &hash);
 	return ips;
 }
@@ -251,7 +182,7 @@ static int add_stack_frames(struct capture *c, __u64 hash, bool kernel, pid_t pi
 			    struct prof_frame *frames, size_t *n)
 {
 	struct sym_frame sf;
-	__u64 *ips;
+	const uint64_t *ips;
 	int i, err;
 
 	if (!hash)
@@ -365,6 +296,9 @@ static int drain(struct capture *c)
 	fd = bpf_map__fd(old ? c->skel->maps.counts1 : c->skel->maps.counts0);
 	c->drains++;
 	err = drain_map(c, fd);
+	/* a stack still counted after its delete from the store is looked up
+	 * at the next drain; older ones are not needed again */
+	stackcache__sweep(c->stacks, c->drains, 2);
 	p_debug("drain %llu: %s map", (unsigned long long)c->drains, old ? "second" : "first");
 	return err;
 }
@@ -778,7 +712,8 @@ int cmd_profile(int argc, char **argv)
 	if (c.sz && !getenv("SIDESCOPE_NO_R2R"))
 		symbolizer__set_pe_resolver(c.sz, &r2r_resolver);
 	c.prof = prof__new();
-	if (!c.sz || !c.prof) {
+	c.stacks = stackcache__new();
+	if (!c.sz || !c.prof || !c.stacks) {
 		p_err("out of memory");
 		goto cleanup;
 	}
@@ -852,6 +787,8 @@ int cmd_profile(int argc, char **argv)
 				goto cleanup;
 			}
 			last_drain = now;
+			/* forget exited processes, or -a over hours grows */
+			symbolizer__sweep(c.sz);
 			if (npids && !any_alive(&c)) {
 				if (npids == 1)
 					p_info("target PID %d exited; stopping", (int)pids[0]);
@@ -937,7 +874,7 @@ cleanup:
 		bpf_link__destroy(links[i]);
 	free(links);
 	profile_bpf__destroy(c.skel);
-	cache_free(&c.stacks);
+	stackcache__free(c.stacks);
 	symbolizer__free(c.sz);
 	prof__free(c.prof);
 	free(pids);

@@ -42,6 +42,8 @@ struct sym_proc {
 	char perfmap_path[PATH_MAX];
 	struct stat perfmap_version;	/* of the file perfmap was read from */
 	bool perfmap_tried;
+	uint64_t used;		/* sweep count when last watched or looked up */
+	uint64_t gone;		/* sweep count when first seen gone, 0: alive */
 };
 
 struct symbolizer {
@@ -55,6 +57,7 @@ struct symbolizer {
 	struct kallsyms *ks;
 	bool ks_tried;
 	const struct pe_resolver *pe;
+	uint64_t sweeps;
 	struct symbolizer_stats st;
 };
 
@@ -165,12 +168,46 @@ static struct sym_proc *find_proc(struct symbolizer *sz, pid_t pid)
 {
 	size_t i;
 
-	if (sz->last && sz->last->pid == pid)
+	if (sz->last && sz->last->pid == pid) {
+		sz->last->used = sz->sweeps;
 		return sz->last;
+	}
 	for (i = 0; i < sz->nprocs; i++)
-		if (sz->procs[i]->pid == pid)
+		if (sz->procs[i]->pid == pid) {
+			sz->procs[i]->used = sz->sweeps;
 			return sz->last = sz->procs[i];
+		}
 	return NULL;
+}
+
+/* Samples of a process are drained at most one drain after it exits (the
+ * count maps flip at every drain); two sweeps leave one drain of margin. */
+#define SWEEP_GRACE 2
+
+size_t symbolizer__sweep(struct symbolizer *sz)
+{
+	size_t i = 0, freed = 0;
+
+	sz->sweeps++;
+	while (i < sz->nprocs) {
+		struct sym_proc *p = sz->procs[i];
+		uint64_t start, since;
+
+		if (!p->gone && (proc__start_time(p->pid, &start) || start != p->start_time))
+			p->gone = sz->sweeps;	/* exited, or its PID now names another */
+		since = p->gone > p->used ? p->gone : p->used;
+		if (!p->gone || sz->sweeps - since < SWEEP_GRACE) {
+			i++;
+			continue;
+		}
+		if (sz->last == p)
+			sz->last = NULL;
+		proc_free(p);
+		sz->procs[i] = sz->procs[--sz->nprocs];
+		sz->st.evicted++;
+		freed++;
+	}
+	return freed;
 }
 
 /* (Re)load the perf map when it appeared or changed (grew, was rewritten in
@@ -243,7 +280,9 @@ static int watch(struct symbolizer *sz, pid_t pid, uint64_t want)
 		sz->procs[sz->nprocs++] = p;
 		sz->st.processes++;
 		p->pid = pid;
+		p->used = sz->sweeps;
 	}
+	p->gone = 0;
 	p->start_time = start;
 	p->nstgid = status.nstgid ? status.nstgid : pid;
 	p->comm = symbolizer__intern(sz, status.name);
@@ -520,4 +559,5 @@ int symbolizer__kernel(struct symbolizer *sz, uint64_t ip, struct sym_frame *out
 void symbolizer__stats(const struct symbolizer *sz, struct symbolizer_stats *st)
 {
 	*st = sz->st;
+	st->tracked = sz->nprocs;
 }

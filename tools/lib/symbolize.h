@@ -41,7 +41,9 @@ struct pe_resolver {
 };
 
 struct symbolizer_stats {
-	size_t processes;
+	size_t processes;	/* ever watched */
+	size_t tracked;		/* held now */
+	size_t evicted;		/* freed by symbolizer__sweep */
 	size_t files;		/* distinct files opened */
 	size_t perfmap_bad_lines;
 	size_t perfmap_reloads;
@@ -62,6 +64,12 @@ void symbolizer__set_pe_resolver(struct symbolizer *sz, const struct pe_resolver
  * start time and perf map. Call for every process seen, while it lives.
  * Return 0, or a negative errno when PID was never readable. */
 int symbolizer__watch(struct symbolizer *sz, pid_t pid);
+/* Free what is held for processes that have exited (or whose PID now names
+ * another process). Call once after each drain of samples: a process first
+ * seen gone at one sweep is freed at the second sweep after its last use,
+ * so samples still queued for it are symbolized. Strings and the file
+ * cache stay (names handed out remain valid). Return how many were freed. */
+size_t symbolizer__sweep(struct symbolizer *sz);
 /* Like symbolizer__watch, but only while PID is still the process that
  * started at START (clock ticks, /proc/PID/stat): once another process has
  * the PID, keep what was captured and return -ESRCH. */

@@ -244,6 +244,78 @@ static void test_symbolize(void)
 	symbolizer__free(NULL);
 }
 
+static int write_stat(const char *comm, unsigned long long start)
+{
+	char path[64], text[256];
+
+	snprintf(path, sizeof(path), "%d/stat", FAKE_PID);
+	snprintf(text, sizeof(text), "%d (%s) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 "
+		 "%llu 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		 FAKE_PID, comm, start);
+	return write_text(path, text, "w");
+}
+
+static size_t tracked(struct symbolizer *sz)
+{
+	struct symbolizer_stats st;
+
+	symbolizer__stats(sz, &st);
+	return st.tracked;
+}
+
+/* Exited processes are forgotten, two sweeps after their last use. */
+static void test_sweep(void)
+{
+	struct symbolizer *sz = symbolizer__new();
+	char path[PATH_MAX * 2];
+	struct symbolizer_stats st;
+	struct sym_frame f;
+
+	write_stat("faketarget", 1000);
+	is_int(symbolizer__watch(sz, FAKE_PID), 0, "sweep: watch");
+	is_int((int)symbolizer__sweep(sz), 0, "a live process is kept");
+	is_int((int)symbolizer__sweep(sz), 0, "... at every sweep");
+	is_int((int)tracked(sz), 1, "one process held");
+
+	/* it exits: its stat file goes */
+	snprintf(path, sizeof(path), "%s/%d/stat", dir, FAKE_PID);
+	unlink(path);
+	is_int((int)symbolizer__sweep(sz), 0, "first sweep after exit: kept");
+	symbolizer__user(sz, FAKE_PID, JIT_BASE + 0x180, &f);
+	is_str(f.name, "Jit::Compiled(int)", "samples drained after the exit are symbolized");
+	is_int((int)symbolizer__sweep(sz), 0, "first sweep after the last use: kept");
+	is_int((int)symbolizer__sweep(sz), 1, "second sweep after the last use: freed");
+	is_int((int)tracked(sz), 0, "nothing held");
+	symbolizer__user(sz, FAKE_PID, JIT_BASE + 0x180, &f);
+	is_str(f.name, "[unknown]", "a freed process is unknown");
+	ok(strcmp(symbolizer__intern(sz, "Jit::Compiled(int)"), "Jit::Compiled(int)") == 0,
+	   "interned names outlive the process");
+
+	/* the PID comes back as another process: the old state goes */
+	write_stat("faketarget", 1000);
+	is_int(symbolizer__watch(sz, FAKE_PID), 0, "watch again");
+	write_stat("other", 3000);
+	is_int((int)symbolizer__sweep(sz), 0, "reused PID seen: kept for queued samples");
+	is_int((int)symbolizer__sweep(sz), 0, "one sweep later: kept");
+	is_int((int)symbolizer__sweep(sz), 1, "two sweeps later: the old process's state freed");
+	is_int(symbolizer__watch(sz, FAKE_PID), 0, "the new process is watched afresh");
+	is_str(symbolizer__comm(sz, FAKE_PID), "faketarget", "comm from status");
+	is_int((int)symbolizer__sweep(sz), 0, "and kept while it lives");
+	symbolizer__stats(sz, &st);
+	is_int((int)st.evicted, 2, "evictions counted");
+	is_int((int)st.processes, 3, "processes counted");
+
+	/* many processes that come and go: what is held stays bounded */
+	for (int i = 0; i < 50; i++) {
+		write_stat("faketarget", 4000 + (unsigned long long)i);
+		symbolizer__watch(sz, FAKE_PID);
+		symbolizer__sweep(sz);
+	}
+	ok(tracked(sz) <= 1, "one PID reused 50 times: at most one held (%zu)", tracked(sz));
+	symbolizer__free(sz);
+	write_stat("faketarget", 1000);
+}
+
 int main(void)
 {
 	char path[PATH_MAX + 32];
@@ -262,6 +334,7 @@ int main(void)
 	} else {
 		proc__set_root(dir);
 		test_symbolize();
+		test_sweep();
 	}
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	if (system(path))

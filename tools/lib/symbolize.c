@@ -40,8 +40,10 @@ struct sym_proc {
 	struct sym_file **files;	/* per map, resolved lazily */
 	struct perfmap *perfmap;
 	char perfmap_path[PATH_MAX];
-	off_t perfmap_size;
+	struct stat perfmap_version;	/* of the file perfmap was read from */
 	bool perfmap_tried;
+	uint64_t used;		/* sweep count when last watched or looked up */
+	uint64_t gone;		/* sweep count when first seen gone, 0: alive */
 };
 
 struct symbolizer {
@@ -55,6 +57,7 @@ struct symbolizer {
 	struct kallsyms *ks;
 	bool ks_tried;
 	const struct pe_resolver *pe;
+	uint64_t sweeps;
 	struct symbolizer_stats st;
 };
 
@@ -165,17 +168,53 @@ static struct sym_proc *find_proc(struct symbolizer *sz, pid_t pid)
 {
 	size_t i;
 
-	if (sz->last && sz->last->pid == pid)
+	if (sz->last && sz->last->pid == pid) {
+		sz->last->used = sz->sweeps;
 		return sz->last;
+	}
 	for (i = 0; i < sz->nprocs; i++)
-		if (sz->procs[i]->pid == pid)
+		if (sz->procs[i]->pid == pid) {
+			sz->procs[i]->used = sz->sweeps;
 			return sz->last = sz->procs[i];
+		}
 	return NULL;
 }
 
-/* (Re)load the perf map when it appeared or grew. */
+/* Samples of a process are drained at most one drain after it exits (the
+ * count maps flip at every drain); two sweeps leave one drain of margin. */
+#define SWEEP_GRACE 2
+
+size_t symbolizer__sweep(struct symbolizer *sz)
+{
+	size_t i = 0, freed = 0;
+
+	sz->sweeps++;
+	while (i < sz->nprocs) {
+		struct sym_proc *p = sz->procs[i];
+		uint64_t start, since;
+
+		if (!p->gone && (proc__start_time(p->pid, &start) || start != p->start_time))
+			p->gone = sz->sweeps;	/* exited, or its PID now names another */
+		since = p->gone > p->used ? p->gone : p->used;
+		if (!p->gone || sz->sweeps - since < SWEEP_GRACE) {
+			i++;
+			continue;
+		}
+		if (sz->last == p)
+			sz->last = NULL;
+		proc_free(p);
+		sz->procs[i] = sz->procs[--sz->nprocs];
+		sz->st.evicted++;
+		freed++;
+	}
+	return freed;
+}
+
+/* (Re)load the perf map when it appeared or changed (grew, was rewritten in
+ * place or replaced). A map that disappeared keeps its last version. */
 static void refresh_perfmap(struct symbolizer *sz, struct sym_proc *p)
 {
+	const struct stat *v = &p->perfmap_version;
 	char path[PATH_MAX];
 	struct perfmap *pm;
 	struct stat sb;
@@ -184,9 +223,11 @@ static void refresh_perfmap(struct symbolizer *sz, struct sym_proc *p)
 		return;
 	if (stat(path, &sb))
 		return;
-	if (p->perfmap && strcmp(path, p->perfmap_path) == 0 && sb.st_size == p->perfmap_size)
+	if (p->perfmap && strcmp(path, p->perfmap_path) == 0 && sb.st_ino == v->st_ino &&
+	    sb.st_dev == v->st_dev && sb.st_size == v->st_size &&
+	    sb.st_mtim.tv_sec == v->st_mtim.tv_sec && sb.st_mtim.tv_nsec == v->st_mtim.tv_nsec)
 		return;
-	pm = perfmap__load(path);
+	pm = perfmap__load_live(path, &sb);
 	if (!pm) {
 		p_debug("cannot read perf map %s: %s", path, strerror(errno));
 		return;
@@ -199,7 +240,7 @@ static void refresh_perfmap(struct symbolizer *sz, struct sym_proc *p)
 	perfmap__free(p->perfmap);
 	p->perfmap = pm;
 	snprintf(p->perfmap_path, sizeof(p->perfmap_path), "%s", path);
-	p->perfmap_size = sb.st_size;
+	p->perfmap_version = sb;
 	p_debug("pid %d: perf map %s, %zu entries, %zu bad lines", (int)p->pid, path,
 		perfmap__count(pm), perfmap__bad_lines(pm));
 }
@@ -207,15 +248,18 @@ static void refresh_perfmap(struct symbolizer *sz, struct sym_proc *p)
 static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size_t idx);
 static bool is_symbol_file(const struct proc_map *m);
 
-int symbolizer__watch(struct symbolizer *sz, pid_t pid)
+/* symbolizer__watch, for the process that started at WANT (0: any). */
+static int watch(struct symbolizer *sz, pid_t pid, uint64_t want)
 {
 	struct proc_status status;
 	struct sym_proc *p = find_proc(sz, pid);
 	struct proc_maps *maps;
-	uint64_t start = 0;
+	uint64_t start = 0, again = 0;
 
 	if (proc__start_time(pid, &start) || proc__read_status(pid, &status))
 		return p ? 0 : -ESRCH;	/* gone: keep what was captured */
+	if (want && start != want)
+		return -ESRCH;	/* another process has the PID now */
 	if (p && p->start_time != start) {
 		/* the PID was reused: nothing captured still applies */
 		sz->st.pid_reuse++;
@@ -236,11 +280,18 @@ int symbolizer__watch(struct symbolizer *sz, pid_t pid)
 		sz->procs[sz->nprocs++] = p;
 		sz->st.processes++;
 		p->pid = pid;
+		p->used = sz->sweeps;
 	}
+	p->gone = 0;
 	p->start_time = start;
 	p->nstgid = status.nstgid ? status.nstgid : pid;
 	p->comm = symbolizer__intern(sz, status.name);
 	maps = proc_maps__load(pid);
+	if (maps && (proc__start_time(pid, &again) || again != start)) {
+		/* the process exited while we read: the maps may be another's */
+		proc_maps__free(maps);
+		maps = NULL;
+	}
 	if (maps) {
 		proc_drop_maps(p);
 		p->maps = maps;
@@ -259,6 +310,16 @@ int symbolizer__watch(struct symbolizer *sz, pid_t pid)
 	p->perfmap_tried = false;
 	refresh_perfmap(sz, p);
 	return 0;
+}
+
+int symbolizer__watch(struct symbolizer *sz, pid_t pid)
+{
+	return watch(sz, pid, 0);
+}
+
+int symbolizer__watch_start(struct symbolizer *sz, pid_t pid, uint64_t start)
+{
+	return watch(sz, pid, start);
 }
 
 const char *symbolizer__comm(struct symbolizer *sz, pid_t pid)
@@ -332,6 +393,8 @@ static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size
 		f->elf = elfsym__load(path, root);
 	}
 	if (!f->elf) {
+		if (errno == EACCES || errno == EPERM)
+			sz->st.files_denied++;
 		p_debug("no ELF symbols for %s (%s): %s", clean, path, strerror(errno));
 		return f;
 	}
@@ -496,4 +559,5 @@ int symbolizer__kernel(struct symbolizer *sz, uint64_t ip, struct sym_frame *out
 void symbolizer__stats(const struct symbolizer *sz, struct symbolizer_stats *st)
 {
 	*st = sz->st;
+	st->tracked = sz->nprocs;
 }

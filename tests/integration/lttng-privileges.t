@@ -7,7 +7,6 @@
 # missing and 'doctor'. Traces are 0640 or stricter.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/pod.sh"
-. "$SIDESCOPE_SRC/tests/lib/caps.sh"
 require_root
 require_cmd unshare nsenter busybox lttng lttng-sessiond babeltrace2 setpriv perl timeout
 T=$TMPDIR_TEST

@@ -4,6 +4,8 @@
 # the sidecar, and looks at the pod's LTTng daemons and sessions.
 # Source after tap.sh and pod.sh; sets APP and CAP; needs T (a temp dir).
 
+. "$SIDESCOPE_SRC/tests/lib/caps.sh"
+
 APP="$SIDESCOPE_BUILD/tests/progs/lttng_app"
 CAP="$SIDESCOPE_SRC/scripts/lttng-capture"
 
@@ -63,11 +65,7 @@ lttngpod_capture() {
 	mkdir -p "$T/cwd"
 	rm -f "$T/$_tag.cap.pid"
 	_bound=""
-	if [ -n "${LTTNGPOD_CAPS+set}" ]; then
-		_bound="-all"
-		[ -z "$LTTNGPOD_CAPS" ] ||
-			_bound="-all,$(printf '%s' "$LTTNGPOD_CAPS" | sed 's/\([^,]*\)/+\1/g')"
-	fi
+	[ -z "${LTTNGPOD_CAPS+set}" ] || _bound=$(caps_bounding_set "$LTTNGPOD_CAPS")
 	# shellcheck disable=SC2016
 	# perl: a background job starts with SIGINT ignored, which a shell cannot
 	# trap; restore it so that the test can press "Ctrl-C"

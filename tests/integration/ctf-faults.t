@@ -96,7 +96,7 @@ is "$(jq .events "$T/zero.json")" "$(babeltrace2 "$T/zero" 2>/dev/null | wc -l |
 # random damage: flip bytes in the metadata and the streams; any exit but
 # 0 or 1 (a crash, a sanitizer report) fails
 seed=${SIDESCOPE_SEED:-$(date +%s)}
-diag "seed $seed (SIDESCOPE_SEED=$seed replays it)"
+diag "seed $seed (SIDESCOPE_SEED=$seed replays it)" | tee /dev/stderr
 n=40
 bad=0
 awk -v seed="$seed" -v n="$n" 'BEGIN { srand(seed); split("metadata ch_0 ch_1", f, " ")
@@ -121,7 +121,9 @@ while read -r file off byte count; do
 		if [ "$rc" -gt 1 ] || grep -q -e 'Sanitizer' -e 'runtime error' "$T/rnd.err" ||
 		   { [ "$rc" = 1 ] && [ "$(grep -c 'error' "$T/rnd.err")" != 1 ]; }; then
 			bad=$((bad + 1))
-			diag "damage $i ($file at $off: $count x $byte), $sub: exit $rc" "$(head -n 5 "$T/rnd.err")"
+			# on stderr too: prove shows it without -v
+			diag "damage $i ($file at $off: $count x $byte), $sub: exit $rc" "$(head -n 5 "$T/rnd.err")" |
+				tee /dev/stderr
 		fi
 		if [ "$sub" = chrome ] && [ "$rc" = 0 ] && ! jq -e . "$T/rnd.json" >/dev/null 2>&1; then
 			bad=$((bad + 1))

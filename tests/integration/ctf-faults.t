@@ -42,7 +42,7 @@ check_fails() {
 	ss ctf chrome "$T/$1" -o "$T/$1.json" 2>"$T/$1.cerr"
 	is "$?" 1 "$1: chrome exits 1"
 	is "$(wc -l < "$T/$1.cerr" | tr -d ' ')" 1 "$1: chrome, one line of error"
-	ok "$([ ! -e "$T/$1.json" ] && [ -z "$(ls "$T" | grep "^$1.json.")" ]; echo $?)" \
+	ok "$([ ! -e "$T/$1.json" ] && ! find "$T" -maxdepth 1 -name "$1.json.*" | grep -q .; echo $?)" \
 		"$1: chrome leaves no partial or temporary file"
 }
 

@@ -141,6 +141,17 @@ static int parse_time(const char *s, time_t *out)
 	return 0;
 }
 
+/* The expression as messages quote it: one line, control characters as '?'. */
+static const char *quotable(const char *s, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < len; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	buf[i] = '\0';
+	return buf;
+}
+
 /* ISO 8601 local time with its offset ("Z" for UTC). */
 static void print_time(time_t t)
 {
@@ -169,7 +180,7 @@ int cmd_cron(int argc, char **argv)
 	};
 	const char *action, *text, *from = NULL;
 	struct cron_expr *e = NULL;
-	char errbuf[256], canon[512];
+	char errbuf[256], canon[512], shown[200];
 	long count = 5;
 	time_t t;
 	int c, err = 1;
@@ -205,18 +216,19 @@ int cmd_cron(int argc, char **argv)
 	if (strcmp(action, "check") == 0 && (from || count != 5))
 		return usage_error("-n and --from go with 'next'");
 
+	quotable(text, shown, sizeof(shown));
 	e = cron__parse(text, errbuf, sizeof(errbuf));
 	if (!e) {
 		if (errno == ENOMEM) {
 			p_err("out of memory");
 			return 1;
 		}
-		p_info("bad cron expression '%s': %s", text, errbuf);
+		p_info("bad cron expression '%s': %s", shown, errbuf);
 		return 2;
 	}
 	if (strcmp(action, "check") == 0) {
 		if (cron__format(e, canon, sizeof(canon))) {
-			p_err("cannot format '%s'", text);
+			p_err("cannot format '%s'", shown);
 			goto cleanup;
 		}
 		printf("%s\n", canon);
@@ -232,11 +244,11 @@ int cmd_cron(int argc, char **argv)
 			int rc = cron__next(e, t, &t);
 
 			if (rc == -ERANGE) {
-				p_err("'%s' never matches after this time (searched 30 years)", text);
+				p_err("'%s' never matches after this time (searched 30 years)", shown);
 				goto cleanup;
 			}
 			if (rc) {
-				p_err("next time of '%s': %s", text, strerror(-rc));
+				p_err("next time of '%s': %s", shown, strerror(-rc));
 				goto cleanup;
 			}
 			print_time(t);

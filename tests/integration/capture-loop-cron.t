@@ -18,7 +18,7 @@ bad() { # bad EXPR FIELD-AND-REASON
 	is "$_rc" 2 "'$1': exit 2"
 	like "$_e" "$2" "'$1': the error says why"
 }
-bad '61 * * * *' "SIDESCOPE_SCHEDULE: bad cron expression '61 \\* \\* \\* \\*': minute field '61': 61 is out of range 0-59"
+bad '61 * * * *' "SIDESCOPE_SCHEDULE is neither an interval .* nor a valid cron expression: bad cron expression '61 \\* \\* \\* \\*': minute field '61': 61 is out of range 0-59"
 bad '*/0 * * * *' "minute field '\\*/0': step 0 is out of range 1-59"
 bad '1-' "1 field, 5 needed"
 bad '1- * * * *' "minute field '1-': the range '1-' has no end"

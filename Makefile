@@ -2,6 +2,8 @@
 #   make                 build bpf objects, skeletons, the sidescope binary,
 #                        the sample workload and the unit tests
 #   make test            run every test layer with prove (TAP)
+#   make test-local      unit and integration tests only (no containers)
+#   make fuzz [FUZZ_SECONDS=N]  run every libFuzzer target N seconds
 #   make demo            profile the bundled workload, leave a flame graph
 #   make install PREFIX=DIR
 #   make SANITIZE=1 ...  build with ASan+UBSan into build-san/
@@ -78,7 +80,7 @@ FUZZ_SECONDS ?= 60
 
 SCRIPTS   := $(wildcard $(addprefix scripts/,cpu-profile uprobe-trace lttng-capture capture-loop doctor))
 
-.PHONY: all test unit-test demo install clean vmlinux image bench fuzz
+.PHONY: all test test-local unit-test demo install clean vmlinux image bench fuzz
 .DELETE_ON_ERROR:
 # keep the BPF objects and skeletons: they are outputs, not scratch files
 .SECONDARY: $(BPF_OBJS) $(BPF_SKELS)
@@ -184,10 +186,16 @@ $(BUILD)/dotnet/app/libsampleapp-tp.so: examples/dotnet/native/sampleapp_tp.c ex
 # SIDESCOPE_REQUIRE_ALL=1 turns every skip into a failure (CI sets it).
 TEST_ENV  := SIDESCOPE_BUILD=$(abspath $(BUILD)) SIDESCOPE=$(abspath $(BUILD))/sidescope \
              SIDESCOPE_SRC=$(CURDIR) SANITIZE=$(SANITIZE)
-TESTS     ?= $(UNIT_BINS) $(sort $(wildcard tests/integration/*.t)) $(sort $(wildcard tests/pod/*.t))
+LOCAL_TESTS := $(UNIT_BINS) $(sort $(wildcard tests/integration/*.t))
+TESTS     ?= $(LOCAL_TESTS) $(sort $(wildcard tests/pod/*.t))
 
 test: all
 	$(TEST_ENV) $(PROVE) --exec '' --timer $(PROVE_FLAGS) $(TESTS)
+
+# Unit and integration tests only (no containers); CI runs these once more
+# with SANITIZE=1.
+test-local: all
+	$(TEST_ENV) $(PROVE) --exec '' --timer $(PROVE_FLAGS) $(LOCAL_TESTS)
 
 unit-test: all
 	$(TEST_ENV) $(PROVE) --exec '' $(PROVE_FLAGS) $(UNIT_BINS)
@@ -218,7 +226,7 @@ fuzz:
 			-artifact_prefix=build-fuzz/$$n- -print_final_stats=1 \
 			build-fuzz/corpus/$$n tests/fuzz/corpus/$$n 2>&1 | \
 			grep -E '^(stat::number_of_executed_units|==.*ERROR|SUMMARY)' || true; \
-		test -z "$$(ls build-fuzz/$$n-crash-* build-fuzz/$$n-leak-* build-fuzz/$$n-timeout-* 2>/dev/null)"; \
+		test -z "$$(ls build-fuzz/$$n-crash-* build-fuzz/$$n-leak-* build-fuzz/$$n-timeout-* build-fuzz/$$n-oom-* 2>/dev/null)"; \
 	done
 
 bench: all

@@ -816,6 +816,10 @@ int cmd_profile(int argc, char **argv)
 		if (ss.kallsyms_err && !user_only)
 			p_warn("kernel symbols unavailable: %s (needs CAP_SYSLOG)",
 			       strerror(-ss.kallsyms_err));
+		if (ss.files_denied)
+			p_warn("%zu binar%s of the targets unreadable: permission denied (other "
+			       "users' processes need CAP_SYS_PTRACE; run 'doctor')",
+			       ss.files_denied, ss.files_denied == 1 ? "y" : "ies");
 	}
 	prof__set_meta(c.prof, &c.meta);
 	if (c.meta.lost_ustack + c.meta.lost_kstack + c.meta.lost_stacks_full +

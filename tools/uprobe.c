@@ -25,6 +25,7 @@
 #include "probespec.h"
 #include "proc.h"
 #include "upfmt.h"
+#include "uplink.h"
 #include "uptarget.h"
 #include "util.h"
 #include "uprobe.skel.h"
@@ -73,6 +74,8 @@ static void help(void)
 "      --buffer-kb N  ring buffer size in KiB (power of 2; default 4096)\n"
 "      --save FILE    also save raw events for --replay\n"
 "      --replay FILE  decode and print saved events (no tracing)\n"
+"      --check        probe a function of sidescope itself: do uprobes work\n"
+"                     here, with these privileges? ('doctor uprobe' runs it)\n"
 "  -v, --verbose      debug messages and libbpf output\n"
 "  -h, --help         print this help\n"
 "\n"
@@ -82,7 +85,11 @@ static void help(void)
 "  sidescope uprobe -p 42 'p:/app/app:greet \"%%s\", str16(arg1)' # char16_t*\n"
 "  sidescope uprobe -p 42 --json 'p:/app/App.dll:App.Echo \"%%s\",\n"
 "      dotnet_string(arg1)'                    # a .NET string argument\n"
-"  sidescope uprobe -p 42 --latency -d 10 p:z:deflate  # deflate() durations\n",
+"  sidescope uprobe -p 42 --latency -d 10 p:z:deflate  # deflate() durations\n"
+"\n"
+"PRIVILEGES: CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE where the kernel has\n"
+"uprobe_multi links (6.6 and newer); older kernels need CAP_SYS_ADMIN too.\n"
+"SIDESCOPE_UPROBE_LINK=perf forces uprobe perf events.\n",
 	DEFAULT_MAX_STR, UP_MAX_UNITS);
 }
 
@@ -375,32 +382,58 @@ cleanup:
 	return err;
 }
 
-static int attach_one(struct uprobe_bpf *skel, struct bpf_link **links, int *nlinks,
+static int attach_one(struct uprobe_bpf *skel, struct uplink **links, int *nlinks,
 		      pid_t pid, const char *host, uint64_t off, bool ret, uint64_t cookie,
 		      const char *label)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = ret, .bpf_cookie = cookie);
-	struct bpf_link *l;
+	struct uplink *l;
 
-	l = bpf_program__attach_uprobe_opts(skel->progs.uprobe_hit, pid > 0 ? pid : -1, host,
-					    (size_t)off, &opts);
+	l = uplink__attach(skel->progs.uprobe_hit, pid, host, off, ret, cookie);
 	if (!l) {
 		int err = -errno;
 
-		p_err("cannot attach %s to %s at file offset 0x%llx: %s%s", label, host,
+		p_err("cannot attach %s to %s at file offset 0x%llx: %s%s%s%s", label, host,
 		      (unsigned long long)off, strerror(-err),
-		      err == -EPERM || err == -EACCES ?
-		      " (uprobe perf events need CAP_SYS_ADMIN besides CAP_BPF, CAP_PERFMON"
-		      " and CAP_SYS_PTRACE; run 'doctor')" : "");
+		      err == -EPERM || err == -EACCES ? " (" : "",
+		      err == -EPERM || err == -EACCES ? uplink__requirement() : "",
+		      err == -EPERM || err == -EACCES ? "; run 'doctor')" : "");
 		return err;
 	}
 	links[(*nlinks)++] = l;
 	return 0;
 }
 
+/* --check probes this function of our own executable. */
+__attribute__((noinline)) void uprobe__check_point(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+/* "p:EXE:0xOFFSET" for uprobe__check_point, from our own mappings, so that
+ * it works on a stripped binary too. */
+static int check_spec(char *buf, size_t size)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)&uprobe__check_point;
+	struct proc_maps *m = proc_maps__load(getpid());
+	const struct proc_map *map;
+	int r = -ENOENT;
+
+	if (!m)
+		return -errno;
+	map = proc_maps__find(m, addr);
+	if (map && map->path[0] == '/') {
+		snprintf(buf, size, "p:%s:0x%llx", map->path,
+			 (unsigned long long)(addr - map->start + map->offset));
+		r = 0;
+	}
+	proc_maps__free(m);
+	return r;
+}
+
 int cmd_uprobe(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_MAXSTR, OPT_LATENCY, OPT_BUFKB, OPT_SAVE, OPT_REPLAY };
+	enum { OPT_JSON = 256, OPT_MAXSTR, OPT_LATENCY, OPT_BUFKB, OPT_SAVE, OPT_REPLAY,
+	       OPT_CHECK };
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -412,6 +445,7 @@ int cmd_uprobe(int argc, char **argv)
 		{ "buffer-kb", required_argument, NULL, OPT_BUFKB },
 		{ "save", required_argument, NULL, OPT_SAVE },
 		{ "replay", required_argument, NULL, OPT_REPLAY },
+		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -419,13 +453,15 @@ int cmd_uprobe(int argc, char **argv)
 	struct session s = { 0 };
 	struct uprobe_bpf *skel = NULL;
 	struct ring_buffer *rb = NULL;
-	struct bpf_link *links[UP_MAX_PROBES * 2] = { 0 };
+	struct uplink *links[UP_MAX_PROBES * 2] = { 0 };
 	struct outfile *of = NULL;
 	const char *output = "-", *save_path = NULL, *replay_path = NULL;
 	uint64_t duration = 0, max_str = DEFAULT_MAX_STR, buf_kb = 4096, v, deadline = 0;
 	uint64_t pidns_dev, pidns_ino;
 	int64_t rt_off;
-	bool latency = false;
+	bool latency = false, check = false;
+	char check_buf[PATH_MAX + 64];
+	char *check_argv[] = { check_buf, NULL };
 	long pid = 0;
 	int c, i, err = 1, nlinks = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -470,6 +506,9 @@ int cmd_uprobe(int argc, char **argv)
 		case OPT_REPLAY:
 			replay_path = optarg;
 			break;
+		case OPT_CHECK:
+			check = true;
+			break;
 		case 'v':
 			log_verbose = true;
 			break;
@@ -498,6 +537,20 @@ int cmd_uprobe(int argc, char **argv)
 			return 1;
 		}
 		return 0;
+	}
+	if (check) {
+		if (optind < argc)
+			return usage_error("--check takes no probes: it probes sidescope itself");
+		c = check_spec(check_buf, sizeof(check_buf));
+		if (c) {
+			p_err("cannot find this executable's own code: %s", strerror(-c));
+			return 1;
+		}
+		argv = check_argv;
+		argc = 1;
+		optind = 0;
+		pid = getpid();
+		output = "/dev/null";
 	}
 	if (optind >= argc)
 		return usage_error("no probe given (e.g. 'p:c:malloc \"%%d\", arg1')");
@@ -601,7 +654,9 @@ int cmd_uprobe(int argc, char **argv)
 		p_err("cannot size the ring buffer");
 		goto cleanup;
 	}
-	c = uprobe_bpf__load(skel);
+	c = uplink__prepare(skel->progs.uprobe_hit);
+	if (!c)
+		c = uprobe_bpf__load(skel);
 	if (c) {
 		p_err("cannot load the BPF program: %s%s", strerror(-c),
 		      c == -EPERM || c == -EACCES ?
@@ -667,6 +722,23 @@ int cmd_uprobe(int argc, char **argv)
 		p_err("cannot open the ring buffer: %s", strerror(errno));
 		goto cleanup;
 	}
+	if (check) {
+		/* fire the probe in this process and wait for its event */
+		uprobe__check_point();
+		for (i = 0; i < 20 && !s.printed[0]; i++) {
+			/* small events do not wake the reader: consume too */
+			ring_buffer__poll(rb, 50);
+			ring_buffer__consume(rb);
+		}
+		if (!s.printed[0]) {
+			p_err("the check probe attached but no event arrived");
+			goto cleanup;
+		}
+		printf("uprobes work: probe attached through %s, event received\n",
+		       uplink__multi_supported() ? "a uprobe_multi link" : "a perf event");
+		err = 0;
+		goto cleanup;
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	if (duration)
@@ -701,7 +773,7 @@ int cmd_uprobe(int argc, char **argv)
 	if (!(s.count_limit && s.total_printed >= s.count_limit))
 		ring_buffer__consume(rb);
 	for (i = 0; i < nlinks; i++) {
-		bpf_link__destroy(links[i]);
+		uplink__destroy(links[i]);
 		links[i] = NULL;
 	}
 	if (!(s.count_limit && s.total_printed >= s.count_limit))
@@ -731,7 +803,7 @@ cleanup:
 		fclose(s.save);
 	ring_buffer__free(rb);
 	for (i = 0; i < nlinks; i++)
-		bpf_link__destroy(links[i]);
+		uplink__destroy(links[i]);
 	uprobe_bpf__destroy(skel);
 	upfmt__free(s.fmt);
 	for (i = 0; i < s.nspecs; i++) {

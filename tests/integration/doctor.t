@@ -52,11 +52,21 @@ like "$res" "FAIL  perf_event_paranoid" "perf_event_paranoid without CAP_PERFMON
 
 res=$(as_sidecar "bpf,perfmon" busybox sh "$doctor" uprobe -o "$out" 2>&1)
 like "$res" "missing CAP_SYS_PTRACE \\(" "only the one missing capability is named"
-like "$res" "FAIL  uprobes: no CAP_SYS_ADMIN" "doctor uprobe: CAP_SYS_ADMIN for uprobe perf events"
-res=$(as_sidecar "$LEAST_CAPS" busybox sh "$doctor" -o "$out" 2>&1)
-like "$res" "WARN  uprobes: no CAP_SYS_ADMIN" "plain doctor only warns about it"
-res=$(as_sidecar "$LEAST_CAPS,sys_admin" busybox sh "$doctor" uprobe -o "$out" 2>&1)
-is "$?" 0 "doctor uprobe passes with CAP_SYS_ADMIN added"
+res=$(as_sidecar "$LEAST_CAPS" busybox sh "$doctor" uprobe -o "$out" 2>&1)
+is "$?" 0 "least capabilities: doctor uprobe passes"
+like "$res" "PASS  uprobes work: probe attached through a uprobe_multi link, event received" \
+	"doctor uprobe really attaches and fires a probe"
+# uprobe perf events, the fallback for kernels before 6.6, need CAP_SYS_ADMIN
+res=$(SIDESCOPE_UPROBE_LINK=perf as_sidecar "$LEAST_CAPS" busybox sh "$doctor" uprobe -o "$out" 2>&1)
+is "$?" 1 "perf event uprobes without CAP_SYS_ADMIN: doctor uprobe fails"
+like "$res" "FAIL  uprobes: Permission denied \\(uprobe perf events need CAP_SYS_ADMIN" \
+	"and says CAP_SYS_ADMIN is what perf event uprobes need"
+like "$res" 'fix: kernels before 6.6: add "SYS_ADMIN"' "with the fix"
+res=$(SIDESCOPE_UPROBE_LINK=perf as_sidecar "$LEAST_CAPS" busybox sh "$doctor" -o "$out" 2>&1)
+like "$res" "WARN  uprobes: Permission denied" "plain doctor only warns about it"
+res=$(SIDESCOPE_UPROBE_LINK=perf as_sidecar "$LEAST_CAPS,sys_admin" busybox sh "$doctor" uprobe -o "$out" 2>&1)
+is "$?" 0 "perf event uprobes: doctor uprobe passes with CAP_SYS_ADMIN added"
+like "$res" "PASS  uprobes work: probe attached through a perf event" "through a perf event"
 
 # alone in a PID namespace: nothing else to see
 res=$(unshare --pid --fork --mount-proc busybox sh "$doctor" profile -o "$out" 2>&1)

@@ -70,8 +70,7 @@ for s in cpu-profiling lttng dynamic-tracing all-in-one periodic-capture; do
 		continue
 	fi
 	case "$s" in
-	dynamic-tracing) want="BPF,PERFMON,SYS_ADMIN,SYS_PTRACE" ;;	# uprobe perf events
-	all-in-one) want="BPF,PERFMON,SYSLOG,SYS_ADMIN,SYS_PTRACE" ;;
+	all-in-one) want="BPF,PERFMON,SYSLOG,SYS_PTRACE" ;;
 	*) want="BPF,PERFMON,SYS_PTRACE" ;;
 	esac
 	is "$caps" "$want" "$s: adds exactly $want"

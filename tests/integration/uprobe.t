@@ -207,23 +207,34 @@ like "$(cat "$TMPDIR_TEST/err")" "needs CAP_BPF" "no capabilities: says which ar
 "$SIDESCOPE" uprobe --help | grep -q '^EXAMPLES:'
 ok $? "--help has examples"
 
-# --- privileges: CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE load the program,
-# but this kernel opens uprobe perf events only with CAP_SYS_ADMIN
-with_caps "$LEAST_CAPS" "$SIDESCOPE" uprobe "p:$T:add_ints" > /dev/null 2> "$TMPDIR_TEST/err"
-is "$?" 1 "without CAP_SYS_ADMIN: exits 1"
-like "$(cat "$TMPDIR_TEST/err")" "cannot attach add_ints.*need CAP_SYS_ADMIN" \
-	"without CAP_SYS_ADMIN: the attach failure names it"
-start_target
-with_caps "$LEAST_CAPS,sys_admin" "$SIDESCOPE" uprobe -p "$TPID" "p:$T:add_ints \"%d\", arg1" \
-	> "$_d/out" 2> "$_d/err" &
-tr=$!
-on_exit "kill $tr"
-wait_for_grep "$_d/err" "tracing|error"
-printf 'ints\nquit\n' >&3
-exec 3>&-
-wait "$tr"
-is "$?" 0 "runs with only $LEAST_CAPS,sys_admin"
-is "$(sed 's/.* //' "$_d/out" | tr '\n' ' ')" "7 -1 " "events with those capabilities"
-grep -q error "$_d/err" && diag "$(cat "$_d/err")"
+# --- privileges: with uprobe_multi links (kernel 6.6+), CAP_BPF, CAP_PERFMON
+# and CAP_SYS_PTRACE are enough; uprobe perf events, the fallback for older
+# kernels, need CAP_SYS_ADMIN on kernels with the CVE-2025-38466 fix.
+# least_caps_run LINK CAPS: trace ints with only CAPS through LINK links
+least_caps_run() {
+	start_target
+	SIDESCOPE_UPROBE_LINK=$1 with_caps "$2" "$SIDESCOPE" uprobe -p "$TPID" \
+		"p:$T:add_ints \"%d\", arg1" > "$_d/out" 2> "$_d/err" &
+	_lc=$!
+	on_exit "kill $_lc"
+	wait_for_grep "$_d/err" "tracing|error"
+	printf 'ints\nquit\n' >&3
+	exec 3>&-
+	wait "$_lc"
+	RC=$?
+	grep -q error "$_d/err" && diag "$(cat "$_d/err")"
+}
+least_caps_run multi "$LEAST_CAPS"
+is "$RC" 0 "uprobe_multi links: runs with only $LEAST_CAPS"
+is "$(sed 's/.* //' "$_d/out" | tr '\n' ' ')" "7 -1 " "uprobe_multi links: events with those capabilities"
+SIDESCOPE_UPROBE_LINK=perf with_caps "$LEAST_CAPS" "$SIDESCOPE" uprobe "p:$T:add_ints" \
+	> /dev/null 2> "$TMPDIR_TEST/err"
+is "$?" 1 "perf event fallback without CAP_SYS_ADMIN: exits 1"
+like "$(cat "$TMPDIR_TEST/err")" "cannot attach add_ints.*need CAP_SYS_ADMIN.*run 'doctor'" \
+	"perf event fallback without CAP_SYS_ADMIN: the attach failure names it and doctor"
+is "$(wc -l < "$TMPDIR_TEST/err")" 1 "perf event fallback without CAP_SYS_ADMIN: one line"
+least_caps_run perf "$LEAST_CAPS,sys_admin"
+is "$RC" 0 "perf event fallback: runs with $LEAST_CAPS,sys_admin"
+is "$(sed 's/.* //' "$_d/out" | tr '\n' ' ')" "7 -1 " "perf event fallback: events"
 
 done_testing

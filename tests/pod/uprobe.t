@@ -16,6 +16,10 @@ ex() { pod_exec "$pod" sidescope "$@"; }
 pod_wait_exec 20 "$pod" sidescope sh -c 'sidescope ps -n podapp -q | grep -q .'
 ok $? "the sidecar sees the app"
 app=$(ex sidescope ps -n podapp -q)
+res=$(ex doctor uprobe 2>&1)
+is "$?" 0 "doctor uprobe passes in the least-privilege sidecar (no CAP_SYS_ADMIN)"
+like "$res" "PASS  uprobes work: probe attached through a uprobe_multi link" \
+	"a real probe attached through a uprobe_multi link"
 probe='p:/usr/local/bin/podapp:greet_utf16 "%s", str16(arg1, arg2)'
 
 if ex sidescope uprobe --help >/dev/null 2>&1; then

@@ -634,6 +634,23 @@ static const char *const prim_names[] = {
 
 static bool sig_method(struct sig *s, struct sbuf *params, int depth);
 
+static bool sig_type(struct sig *s, struct sbuf *b, int depth);
+
+/* N types, comma separated, between OPEN and CLOSE. */
+static bool sig_type_list(struct sig *s, uint32_t n, const char *open, const char *close,
+			  struct sbuf *b, int depth)
+{
+	sb_str(b, open);
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			sb_str(b, ",");
+		if (!sig_type(s, b, depth + 1))
+			return false;
+	}
+	sb_str(b, close);
+	return true;
+}
+
 /* one type (ECMA-335 II.23.2.12 plus the ReadyToRun extensions) */
 static bool sig_type(struct sig *s, struct sbuf *b, int depth)
 {
@@ -657,15 +674,7 @@ static bool sig_type(struct sig *s, struct sbuf *b, int depth)
 	case 0x15:	/* GENERICINST */
 		if (!sig_type(s, b, depth + 1) || !sig_uint(s, &n) || n > 64)
 			return false;
-		sb_str(b, "[");
-		for (uint32_t i = 0; i < n; i++) {
-			if (i)
-				sb_str(b, ",");
-			if (!sig_type(s, b, depth + 1))
-				return false;
-		}
-		sb_str(b, "]");
-		return true;
+		return sig_type_list(s, n, "[", "]", b, depth);
 	case 0x1d:	/* SZARRAY */
 		if (!sig_type(s, b, depth + 1))
 			return false;
@@ -790,15 +799,7 @@ static bool sig_method(struct sig *s, struct sbuf *params, int depth)
 		return false;
 	if (!sig_uint(s, &n) || n > 1024 || !sig_type(s, &ret, depth + 1))
 		return false;
-	sb_str(params, "(");
-	for (uint32_t i = 0; i < n; i++) {
-		if (i)
-			sb_str(params, ",");
-		if (!sig_type(s, params, depth + 1))
-			return false;
-	}
-	sb_str(params, ")");
-	return true;
+	return sig_type_list(s, n, "(", ")", params, depth);
 }
 
 static void methoddef_sig(const struct r2r_image *img, uint32_t rid, struct sbuf *b)
@@ -828,82 +829,54 @@ static void methoddef_name(const struct r2r_image *img, uint32_t rid, struct sbu
 
 /* ---- ReadyToRun native format ------------------------------------------ */
 
-/* NativeFormat variable-length unsigned: low bits of the first byte say how
- * many bytes follow */
-static bool nat_uint(const struct r2r_image *img, uint64_t *off, uint32_t *v)
+/* NativeFormat variable-length integers: the count of low one bits of the
+ * first byte says how many bytes follow; the value is in the remaining
+ * bits, little-endian. *bits is the value's width (7, 14, 21, 28 or 32),
+ * for sign extension. */
+static bool nat_decode(const struct r2r_image *img, uint64_t *off, uint32_t *v,
+		       unsigned int *bits)
 {
 	const uint8_t *d = img->data + *off;
-	uint8_t b;
+	unsigned int n, k;
+	uint32_t x;
 
 	if (!in_file(img, *off, 1))
 		return false;
-	b = d[0];
-	if (!(b & 1)) {
-		*v = b >> 1;
-		*off += 1;
-	} else if (!(b & 2)) {
-		if (!in_file(img, *off, 2))
-			return false;
-		*v = (uint32_t)(b >> 2) | (uint32_t)d[1] << 6;
-		*off += 2;
-	} else if (!(b & 4)) {
-		if (!in_file(img, *off, 3))
-			return false;
-		*v = (uint32_t)(b >> 3) | (uint32_t)d[1] << 5 | (uint32_t)d[2] << 13;
-		*off += 3;
-	} else if (!(b & 8)) {
-		if (!in_file(img, *off, 4))
-			return false;
-		*v = (uint32_t)(b >> 4) | (uint32_t)d[1] << 4 | (uint32_t)d[2] << 12 |
-		     (uint32_t)d[3] << 20;
-		*off += 4;
-	} else if (!(b & 16)) {
-		if (!in_file(img, *off, 5))
-			return false;
-		*v = rd32(d + 1);
-		*off += 5;
-	} else {
+	for (n = 0; n < 5 && (d[0] >> n & 1); n++)
+		;
+	if (n == 5 || !in_file(img, *off, n + 1))
 		return false;
+	if (n == 4) {
+		*v = rd32(d + 1);
+		*bits = 32;
+	} else {
+		x = (uint32_t)d[0] >> (n + 1);
+		for (k = 1; k <= n; k++)
+			x |= (uint32_t)d[k] << (8 * k - n - 1);
+		*v = x;
+		*bits = 7 * (n + 1);
 	}
+	*off += n + 1;
 	return true;
+}
+
+static bool nat_uint(const struct r2r_image *img, uint64_t *off, uint32_t *v)
+{
+	unsigned int bits;
+
+	return nat_decode(img, off, v, &bits);
 }
 
 static bool nat_int(const struct r2r_image *img, uint64_t *off, int32_t *v)
 {
-	const uint8_t *d = img->data + *off;
-	uint8_t b;
+	unsigned int bits;
+	uint32_t u;
 
-	if (!in_file(img, *off, 1))
+	if (!nat_decode(img, off, &u, &bits))
 		return false;
-	b = d[0];
-	if (!(b & 1)) {
-		*v = (int8_t)b >> 1;
-		*off += 1;
-	} else if (!(b & 2)) {
-		if (!in_file(img, *off, 2))
-			return false;
-		*v = (int32_t)(b >> 2) | (int32_t)((uint32_t)(int8_t)d[1] << 6);
-		*off += 2;
-	} else if (!(b & 4)) {
-		if (!in_file(img, *off, 3))
-			return false;
-		*v = (int32_t)((uint32_t)(b >> 3) | (uint32_t)d[1] << 5 |
-			       (uint32_t)(int8_t)d[2] << 13);
-		*off += 3;
-	} else if (!(b & 8)) {
-		if (!in_file(img, *off, 4))
-			return false;
-		*v = (int32_t)((uint32_t)(b >> 4) | (uint32_t)d[1] << 4 |
-			       (uint32_t)d[2] << 12 | (uint32_t)(int8_t)d[3] << 20);
-		*off += 4;
-	} else if (!(b & 16)) {
-		if (!in_file(img, *off, 5))
-			return false;
-		*v = (int32_t)rd32(d + 1);
-		*off += 5;
-	} else {
-		return false;
-	}
+	if (bits < 32 && (u >> (bits - 1) & 1))
+		u |= ~0U << bits;
+	*v = (int32_t)u;
 	return true;
 }
 

@@ -332,6 +332,8 @@ static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size
 		f->elf = elfsym__load(path, root);
 	}
 	if (!f->elf) {
+		if (errno == EACCES || errno == EPERM)
+			sz->st.files_denied++;
 		p_debug("no ELF symbols for %s (%s): %s", clean, path, strerror(errno));
 		return f;
 	}

@@ -45,6 +45,7 @@ struct symbolizer_stats {
 	size_t perfmap_reloads;
 	size_t pid_reuse;
 	size_t unknown;		/* frames left "[unknown]" */
+	size_t files_denied;	/* binaries unreadable: EACCES/EPERM */
 	int kallsyms_err;	/* 0, or why kernel symbols are missing */
 };
 

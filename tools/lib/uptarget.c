@@ -105,8 +105,10 @@ int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size,
 			int err = errno;
 
 			if (pid > 0)
-				snprintf(msg, msgsize, "cannot open %s in the mount namespace of PID %d: %s",
-					 binary, (int)pid, strerror(err));
+				snprintf(msg, msgsize, "cannot open %s in the mount namespace of PID %d: %s%s",
+					 binary, (int)pid, strerror(err),
+					 err == EACCES || err == EPERM ?
+					 " (other users' processes need CAP_SYS_PTRACE; run 'doctor')" : "");
 			else
 				snprintf(msg, msgsize, "cannot open %s: %s%s", binary, strerror(err),
 					 err == ENOENT ? " (a file of another container? add -p PID)" : "");
@@ -126,8 +128,9 @@ int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size,
 		if (!m) {
 			int err = errno;
 
-			snprintf(msg, msgsize, "cannot read the mappings of PID %d: %s", (int)pid,
-				 strerror(err));
+			snprintf(msg, msgsize, "cannot read the mappings of PID %d: %s%s", (int)pid,
+				 strerror(err), err == EACCES || err == EPERM ?
+				 " (other users' processes need CAP_SYS_PTRACE; run 'doctor')" : "");
 			return -err;
 		}
 		for (i = 0; i < m->n; i++) {

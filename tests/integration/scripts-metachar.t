@@ -1,9 +1,9 @@
 #!/bin/sh
 # The wrapper scripts with hostile names: an output directory, a target
 # program path and a process name holding spaces, quotes, '$', ';', '*',
-# backticks and a leading dash. capture-loop, cpu-profile and uprobe-trace
-# must write where they are asked, match the process by its name, and never
-# run or glob any part of a name. Real captures in a simulated pod.
+# backticks and a leading dash. capture-loop, cpu-profile, uprobe-trace (and
+# doctor -o) must write where they are asked, match the process by its name,
+# and never run or glob any part of a name. Real captures in a simulated pod.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/pod.sh"
 require_root
@@ -85,9 +85,15 @@ f=$(ls "$out3" 2>/dev/null)
 like "$f" "^pod--b_c_d_e__f_x-$app-[0-9]{8}T[0-9]{6}Z\\.txt\$" "uprobe-trace: the file is in the asked directory"
 like "$(cat "$out3/$f" 2>/dev/null)" "greet_utf16 h.llo w.rld" "uprobe-trace: the event was traced (UTF-16 decoded)"
 
+# doctor: its output-directory check on a relative directory with a dash
+(cd "$T/cwd" && busybox sh "$scripts/doctor" -o "-doc $evil" >"$T/doctor.out" 2>&1)
+like "$(cat "$T/doctor.out")" "PASS +output directory \\./-doc x 'q'.* writable" \
+	"doctor -o -DIR checks that directory"
+ok "$([ -d "$T/cwd/-doc $evil" ]; echo $?)" "doctor: the directory is the one asked for"
+
 # nothing ran, nothing was globbed
 is "$(find "$T" -name 'pwned*' | wc -l | tr -d ' ')" 0 "no part of a name was run"
 is "$(find "$T" -name globbed | wc -l | tr -d ' ')" 1 "no name was globbed into a file name"
-is "$(ls -A "$T/cwd" | grep -v -e '^globbed$' -e '^-cpu ' -e '^-loop ' | wc -l | tr -d ' ')" 0 \
+is "$(ls -A "$T/cwd" | grep -v -e '^globbed$' -e '^-cpu ' -e '^-loop ' -e '^-doc ' | wc -l | tr -d ' ')" 0 \
 	"nothing else was created in the working directory"
 done_testing

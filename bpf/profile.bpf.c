@@ -20,15 +20,19 @@ const volatile __u32 filter_mode = PROFILE_FILTER_ALL;
 const volatile __u64 filter_cgroup = 0;
 const volatile bool want_user = true;
 const volatile bool want_kernel = true;
+/* nanoseconds per clock tick of /proc/PID/stat's start time (USER_HZ) */
+const volatile __u64 ns_per_tick = 10000000;
 
 /* which count map the programs fill; flipped by user space */
 volatile __u32 active = 0;
 
+/* tgid -> its start time in clock ticks since boot (0: any process): a
+ * process that later gets the same PID is not the target */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);	/* set from user space */
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u64);
 } pids SEC(".maps");
 
 /* Preallocated: a map that allocates on update can fail with ENOMEM in the
@@ -125,7 +129,7 @@ int do_sample(struct bpf_perf_event_data *ctx)
 {
 	struct bpf_pidns_info ns = {};
 	struct profile_key key = {};
-	__u64 *count, one = 1;
+	__u64 *count, *want, one = 1;
 	void *counts;
 	__u32 tgid;
 
@@ -139,8 +143,19 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	if (tgid == 0)
 		return 0;
 	if (filter_mode == PROFILE_FILTER_PIDS) {
-		if (!bpf_map_lookup_elem(&pids, &tgid))
+		want = bpf_map_lookup_elem(&pids, &tgid);
+		if (!want)
 			return 0;
+		if (*want) {
+			struct task_struct *t = (void *)bpf_get_current_task();
+			__u64 start = BPF_CORE_READ(t, group_leader, start_boottime) / ns_per_tick;
+
+			/* one tick of slack: user space converts from /proc */
+			if (start + 1 < *want || start > *want + 1) {
+				stat_inc(PSTAT_PID_REUSED);
+				return 0;
+			}
+		}
 	} else if (filter_mode == PROFILE_FILTER_CGROUP) {
 		if (bpf_get_current_cgroup_id() != filter_cgroup)
 			return 0;

@@ -23,6 +23,7 @@ enum profile_stat {
 	PSTAT_STACKS_FULL,	/* stack store full: stack lost */
 	PSTAT_COUNTS_FULL,	/* count map full: sample lost */
 	PSTAT_SCRATCH_ERR,	/* scratch buffer missing (cannot happen) */
+	PSTAT_PID_REUSED,	/* another process holding a target's PID */
 	PSTAT_MAX,
 };
 

@@ -26,6 +26,7 @@
 #include "commands.h"
 #include "log.h"
 #include "outfile.h"
+#include "privhint.h"
 #include "proc.h"
 #include "prof.h"
 #include "r2r.h"
@@ -66,7 +67,9 @@ static void help(void)
 "kernel symbols. PIDs are those of this PID namespace (the pod's).\n"
 "\n"
 "OPTIONS:\n"
-"  -p, --pid PIDS      profile these processes (comma-separated)\n"
+"  -p, --pid PIDS      profile these processes (comma-separated); a PID means\n"
+"                      the process it names at the start: once that exits,\n"
+"                      another process given the same PID is not sampled\n"
 "  -n, --name NAME     profile the processes named NAME (comm, executable or\n"
 "                      first argument; '.dll' optional)\n"
 "      --cgroup PATH   profile one cgroup (v2), e.g. a container\n"
@@ -85,6 +88,11 @@ static void help(void)
 "  -h, --help          print this help\n"
 "\n"
 "Without -o, prints the functions with the most samples (self and total).\n"
+"With -p or -n the capture stops once every target has exited (\"target PID\n"
+"N exited\"). SIGINT and SIGTERM end it early, at any moment: the outputs\n"
+"hold what was collected (nothing, before sampling began) and the exit\n"
+"status is 0; only a signal in the first milliseconds, before sidescope has\n"
+"set up, ends it with 128+N and no output.\n"
 "\n"
 "EXAMPLES:\n"
 "  sidescope profile -n dotnet -d 30                 # top functions\n"
@@ -196,6 +204,10 @@ static void cache_free(struct stack_cache *sc)
 }
 
 struct capture {
+	const pid_t *pids;	/* -p/-n targets and their start times */
+	const uint64_t *starts;
+	int npids;
+	uint64_t pid_reused;	/* samples of another process with a target's PID */
 	struct stack_cache stacks;
 	struct profile_bpf *skel;
 	struct symbolizer *sz;
@@ -306,7 +318,13 @@ static int drain_map(struct capture *c, int fd)
 			;
 		if (j == nseen) {
 			seen[nseen++] = (pid_t)k->pid;
-			symbolizer__watch(c->sz, (pid_t)k->pid);
+			for (j = 0; j < (size_t)c->npids && c->pids[j] != (pid_t)k->pid; j++)
+				;
+			/* a target: only while the PID still names it */
+			if (j < (size_t)c->npids && c->starts[j])
+				symbolizer__watch_start(c->sz, (pid_t)k->pid, c->starts[j]);
+			else
+				symbolizer__watch(c->sz, (pid_t)k->pid);
 		}
 		n = 0;
 		err = add_stack_frames(c, k->ustack, false, (pid_t)k->pid, frames, &n);
@@ -377,12 +395,15 @@ static void read_stats(struct capture *c)
 	c->meta.trunc_kstack = sum[PSTAT_KSTACK_TRUNC];
 	c->meta.lost_stacks_full = sum[PSTAT_STACKS_FULL];
 	c->meta.lost_counts_full = sum[PSTAT_COUNTS_FULL] + sum[PSTAT_SCRATCH_ERR];
+	c->pid_reused = sum[PSTAT_PID_REUSED];
 }
 
-static const char *cap_hint(int err)
+/* What the kernel's refusal means (a missing capability, seccomp). */
+static const char *cap_hint(enum privhint_need need, int err)
 {
-	return err == EPERM || err == EACCES ?
-	       " (needs CAP_BPF and CAP_PERFMON; run 'doctor')" : "";
+	static char buf[192];
+
+	return privhint(need, err, buf, sizeof(buf));
 }
 
 static int open_perf_events(struct capture *c, unsigned int hz, struct bpf_link ***links_out,
@@ -409,7 +430,7 @@ static int open_perf_events(struct capture *c, unsigned int hz, struct bpf_link 
 				continue;	/* offline CPU */
 			err = errno;
 			p_err("failed to open perf event on cpu %d: %s%s", cpu, strerror(err),
-			      cap_hint(err));
+			      cap_hint(PRIVHINT_PERF, err));
 			*nlinks = n;
 			return -err;
 		}
@@ -418,7 +439,7 @@ static int open_perf_events(struct capture *c, unsigned int hz, struct bpf_link 
 			err = errno;
 			close(fd);
 			p_err("failed to attach BPF program on cpu %d: %s%s", cpu, strerror(err),
-			      cap_hint(err));
+			      cap_hint(PRIVHINT_BPF, err));
 			*nlinks = n;
 			return -err;
 		}
@@ -486,14 +507,49 @@ static void watch_cgroup(struct symbolizer *sz, const char *procs)
 	free(buf);
 }
 
-static bool any_alive(const pid_t *pids, int n)
+/* Whether PID is still the process that started at START (0: any), and
+ * not a zombie. */
+static bool target_alive(pid_t pid, uint64_t start)
+{
+	char path[64], *buf = NULL, *p;
+	uint64_t now = 0;
+	bool alive;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", proc__root(), (int)pid);
+	if (read_file(path, &buf, NULL, 4096))
+		return false;
+	p = strrchr(buf, ')');
+	alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X' &&
+		proc__parse_stat_starttime(buf, &now) == 0 && (!start || now == start);
+	free(buf);
+	return alive;
+}
+
+static bool any_alive(const struct capture *c)
 {
 	int i;
 
-	for (i = 0; i < n; i++)
-		if (kill(pids[i], 0) == 0 || errno == EPERM)
+	for (i = 0; i < c->npids; i++)
+		if (target_alive(c->pids[i], c->starts[i]))
 			return true;
 	return false;
+}
+
+/* The boot-time offset of our time namespace in clock ticks: /proc shows
+ * start times shifted by it, BPF sees them unshifted. */
+static uint64_t timens_boot_ticks(uint64_t ns_per_tick)
+{
+	char *buf = NULL, *line, *save = NULL;
+	long long sec, nsec;
+	uint64_t ticks = 0;
+
+	if (read_file("/proc/self/timens_offsets", &buf, NULL, 4096))
+		return 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "boottime %lld %lld", &sec, &nsec) == 2 && sec >= 0 && nsec >= 0)
+			ticks = ((uint64_t)sec * 1000000000ull + (uint64_t)nsec) / ns_per_tick;
+	free(buf);
+	return ticks;
 }
 
 static const struct pe_resolver r2r_resolver = {
@@ -527,6 +583,8 @@ int cmd_profile(int argc, char **argv)
 	const char *name = NULL, *cgroup = NULL;
 	enum out_format forced = FMT_NONE;
 	pid_t *pids = NULL;
+	uint64_t *starts = NULL, ns_per_tick = 10000000, boot_ticks = 0;
+	long tck;
 	int npids = 0, nouts = 0, nlinks = 0, i, opt, err, ret = 1, targets;
 	bool all = false, user_only = false, kernel_only = false, tty;
 	uint64_t hz = 99, secs = 30, dev, ino, cgid = 0, t0, last_drain, now;
@@ -534,6 +592,12 @@ int cmd_profile(int argc, char **argv)
 	char cgroup_procs[PATH_MAX + 16] = "";
 	struct sigaction sa;
 	struct timespec wall;
+
+	/* first of all: a signal at any later moment ends the capture cleanly */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 
 	while ((opt = getopt_long(argc, argv, "p:n:aF:d:o:vh", opts, NULL)) != -1) {
 		switch (opt) {
@@ -674,6 +738,22 @@ int cmd_profile(int argc, char **argv)
 		cgid = sb.st_ino;	/* a v2 cgroup's id is its directory's inode */
 		snprintf(cgroup_procs, sizeof(cgroup_procs), "%s/cgroup.procs", path);
 	}
+	/* a target is the process its PID names now (PIDs get reused) */
+	tck = sysconf(_SC_CLK_TCK);
+	if (tck > 0 && tck <= 1000000000L)
+		ns_per_tick = 1000000000ull / (uint64_t)tck;
+	boot_ticks = timens_boot_ticks(ns_per_tick);
+	starts = calloc(npids > 0 ? npids : 1, sizeof(*starts));
+	if (!starts) {
+		p_err("out of memory");
+		goto cleanup;
+	}
+	for (i = 0; i < npids; i++)
+		if (proc__start_time(pids[i], &starts[i]))
+			starts[i] = 0;
+	c.pids = pids;
+	c.starts = starts;
+	c.npids = npids;
 	if (npids == 1) {
 		struct proc_status st;
 
@@ -703,7 +783,8 @@ int cmd_profile(int argc, char **argv)
 		goto cleanup;
 	}
 	for (i = 0; i < npids; i++)
-		symbolizer__watch(c.sz, pids[i]);
+		if (starts[i])
+			symbolizer__watch_start(c.sz, pids[i], starts[i]);
 	if (cgroup_procs[0])
 		watch_cgroup(c.sz, cgroup_procs);
 	if (all) {
@@ -721,7 +802,7 @@ int cmd_profile(int argc, char **argv)
 	c.skel = profile_bpf__open();
 	if (!c.skel) {
 		err = errno;
-		p_err("failed to open BPF object: %s%s", strerror(err), cap_hint(err));
+		p_err("failed to open BPF object: %s%s", strerror(err), cap_hint(PRIVHINT_BPF, err));
 		goto cleanup;
 	}
 	c.skel->rodata->pidns_dev = dev;
@@ -731,6 +812,7 @@ int cmd_profile(int argc, char **argv)
 	c.skel->rodata->filter_cgroup = cgid;
 	c.skel->rodata->want_user = !kernel_only;
 	c.skel->rodata->want_kernel = !user_only;
+	c.skel->rodata->ns_per_tick = ns_per_tick;
 	bpf_map__set_max_entries(c.skel->maps.pids, npids > 0 ? npids : 1);
 	/* about 1 KB of kernel memory a stack, preallocated */
 	bpf_map__set_max_entries(c.skel->maps.stacks, (__u32)max_stacks);
@@ -738,21 +820,16 @@ int cmd_profile(int argc, char **argv)
 	bpf_map__set_max_entries(c.skel->maps.counts1, (__u32)max_stacks);
 	err = profile_bpf__load(c.skel);
 	if (err) {
-		p_err("failed to load BPF program: %s%s", strerror(-err), cap_hint(-err));
+		p_err("failed to load BPF program: %s%s", strerror(-err), cap_hint(PRIVHINT_BPF, -err));
 		goto cleanup;
 	}
 	c.stacks_fd = bpf_map__fd(c.skel->maps.stacks);
 	for (i = 0; i < npids; i++) {
 		__u32 k = (__u32)pids[i];
-		__u8 v = 1;
+		__u64 v = starts[i] > boot_ticks ? starts[i] - boot_ticks : 0;
 
 		bpf_map_update_elem(bpf_map__fd(c.skel->maps.pids), &k, &v, BPF_ANY);
 	}
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 
 	clock_gettime(CLOCK_REALTIME, &wall);
 	c.meta.time_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec;
@@ -775,8 +852,11 @@ int cmd_profile(int argc, char **argv)
 				goto cleanup;
 			}
 			last_drain = now;
-			if (npids && !any_alive(pids, npids)) {
-				p_info("every target process has exited; stopping");
+			if (npids && !any_alive(&c)) {
+				if (npids == 1)
+					p_info("target PID %d exited; stopping", (int)pids[0]);
+				else
+					p_info("every target process has exited; stopping");
 				break;
 			}
 		}
@@ -808,6 +888,9 @@ int cmd_profile(int argc, char **argv)
 		goto cleanup;
 	}
 	read_stats(&c);
+	if (c.pid_reused)
+		p_info("left out %llu samples of another process that got a target's PID",
+		       (unsigned long long)c.pid_reused);
 	{
 		struct symbolizer_stats ss;
 
@@ -858,5 +941,6 @@ cleanup:
 	symbolizer__free(c.sz);
 	prof__free(c.prof);
 	free(pids);
+	free(starts);
 	return ret;
 }

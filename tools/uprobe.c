@@ -5,6 +5,7 @@
  * runs a per-probe fetch recipe; events come through a ring buffer and are
  * decoded and formatted here (tools/lib/upfmt.c). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +24,7 @@
 #include "r2r.h"
 #include "log.h"
 #include "outfile.h"
+#include "privhint.h"
 #include "probespec.h"
 #include "proc.h"
 #include "upfmt.h"
@@ -78,6 +81,14 @@ static void help(void)
 "                     here, with these privileges? ('doctor uprobe' runs it)\n"
 "  -v, --verbose      debug messages and libbpf output\n"
 "  -h, --help         print this help\n"
+"\n"
+"A probe stays on the file it was attached to. If BINARY is replaced on disk\n"
+"(renamed over, deleted) tracing goes on with a warning: processes started\n"
+"from the new file are not traced. If BINARY is modified in place, tracing\n"
+"stops with a warning, since the probes would no longer match its code.\n"
+"SIGINT and SIGTERM end the trace at any moment: the output holds every\n"
+"event read, the exit status is 0 (128+N only for a signal in the first\n"
+"milliseconds, before sidescope has set up, with no output written).\n"
 "\n"
 "EXAMPLES:\n"
 "  sidescope uprobe -p 42 'p:c:open \"%%s\", str(arg1)'     # files PID 42 opens\n"
@@ -382,6 +393,46 @@ cleanup:
 	return err;
 }
 
+/* The files probed, watched for replacement while tracing. */
+struct watched {
+	const char *name;	/* as the probe spec gives it */
+	const char *path;	/* host-visible path */
+	int fd;			/* the file attached to */
+	struct stat st;
+	bool replaced;
+};
+
+static bool same_inode(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Warn once when a probed path names another file now; return true when a
+ * probed file was modified in place (its probes no longer match its code). */
+static bool binaries_changed(struct watched *w, int n)
+{
+	struct stat now;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (w[i].fd < 0)
+			continue;
+		if (fstat(w[i].fd, &now) == 0 &&
+		    (now.st_size != w[i].st.st_size ||
+		     now.st_mtim.tv_sec != w[i].st.st_mtim.tv_sec ||
+		     now.st_mtim.tv_nsec != w[i].st.st_mtim.tv_nsec)) {
+			p_warn("%s was modified in place while probed; stopping", w[i].name);
+			return true;
+		}
+		if (!w[i].replaced && (stat(w[i].path, &now) || !same_inode(&now, &w[i].st))) {
+			w[i].replaced = true;
+			p_warn("%s was replaced on disk; the probes stay on the original file "
+			       "(processes started from the new one are not traced)", w[i].name);
+		}
+	}
+	return false;
+}
+
 static int attach_one(struct uprobe_bpf *skel, struct uplink **links, int *nlinks,
 		      pid_t pid, const char *host, uint64_t off, bool ret, uint64_t cookie,
 		      const char *label)
@@ -463,9 +514,15 @@ int cmd_uprobe(int argc, char **argv)
 	char check_buf[PATH_MAX + 64];
 	char *check_argv[] = { check_buf, NULL };
 	long pid = 0;
-	int c, i, err = 1, nlinks = 0;
+	int c, i, err = 1, nlinks = 0, nwatched = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct watched watched[UP_MAX_PROBES];
+	uint64_t next_check = 0;
 	char msg[1024];
+
+	/* first of all: a signal at any later moment ends the trace cleanly */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 
 	while ((c = getopt_long(argc, argv, "p:d:c:o:vh", opts, NULL)) != -1) {
 		switch (c) {
@@ -658,9 +715,9 @@ int cmd_uprobe(int argc, char **argv)
 	if (!c)
 		c = uprobe_bpf__load(skel);
 	if (c) {
+		privhint(PRIVHINT_BPF, -c, msg, sizeof(msg));
 		p_err("cannot load the BPF program: %s%s", strerror(-c),
-		      c == -EPERM || c == -EACCES ?
-		      " (needs CAP_BPF and CAP_PERFMON; run 'doctor')" : " (run with -v for details)");
+		      msg[0] ? msg : " (run with -v for details)");
 		goto cleanup;
 	}
 	for (i = 0; i < s.nspecs; i++) {
@@ -674,7 +731,20 @@ int cmd_uprobe(int argc, char **argv)
 	}
 	for (i = 0; i < s.nspecs; i++) {
 		struct probe_spec *ps = s.specs[i];
+		int j;
 
+		/* the file as it is when attached: a later change is noticed */
+		for (j = 0; j < nwatched && strcmp(watched[j].path, s.hosts[i]); j++)
+			;
+		if (j == nwatched) {
+			watched[j] = (struct watched){ ps->binary, s.hosts[i], -1 };
+			watched[j].fd = open(s.hosts[i], O_RDONLY | O_CLOEXEC);
+			if (watched[j].fd >= 0 && fstat(watched[j].fd, &watched[j].st)) {
+				close(watched[j].fd);
+				watched[j].fd = -1;
+			}
+			nwatched++;
+		}
 		if (attach_one(skel, links, &nlinks, (pid_t)pid, s.hosts[i], s.offsets[i],
 			       ps->is_ret, (uint64_t)i, ps->label))
 			goto cleanup;
@@ -739,8 +809,6 @@ int cmd_uprobe(int argc, char **argv)
 		err = 0;
 		goto cleanup;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	if (duration)
 		deadline = now_ns() + duration * 1000000000ULL;
 	if (pid > 0)
@@ -752,6 +820,10 @@ int cmd_uprobe(int argc, char **argv)
 
 	while (!exiting) {
 		c = ring_buffer__poll(rb, 50);
+		/* BPF wakes us only once much is queued (cheap under load): take
+		 * what a quiet stretch left on this 50 ms timer */
+		if (c == 0)
+			c = ring_buffer__consume(rb);
 		if (c < 0 && c != -EINTR) {
 			if (s.write_err)
 				p_err("cannot write output: %s", strerror(s.write_err));
@@ -767,6 +839,11 @@ int cmd_uprobe(int argc, char **argv)
 		if (pid > 0 && target_gone((pid_t)pid)) {
 			p_info("PID %ld exited", pid);
 			break;
+		}
+		if (now_ns() >= next_check) {
+			if (binaries_changed(watched, nwatched))
+				break;
+			next_check = now_ns() + 200000000ull;
 		}
 	}
 	/* what is already in the buffer belongs to the capture */
@@ -804,6 +881,9 @@ cleanup:
 	ring_buffer__free(rb);
 	for (i = 0; i < nlinks; i++)
 		uplink__destroy(links[i]);
+	for (i = 0; i < nwatched; i++)
+		if (watched[i].fd >= 0)
+			close(watched[i].fd);
 	uprobe_bpf__destroy(skel);
 	upfmt__free(s.fmt);
 	for (i = 0; i < s.nspecs; i++) {

@@ -147,9 +147,12 @@ ss_kubectl_cp_hint() {
 # shellcheck disable=SC2034 # read by the scripts that source this
 ss_interrupted=0
 ss_run() {
+	# the trap first: a signal while the child starts is not lost
+	_ss_child=""
+	trap 'ss_interrupted=1; [ -z "$_ss_child" ] || kill -TERM "$_ss_child" 2>/dev/null || :' INT TERM
 	"$@" &
 	_ss_child=$!
-	trap 'ss_interrupted=1; kill -TERM "$_ss_child" 2>/dev/null || :' INT TERM
+	[ "$ss_interrupted" = 0 ] || kill -TERM "$_ss_child" 2>/dev/null || :
 	while :; do
 		_ss_rc=0
 		wait "$_ss_child" || _ss_rc=$?

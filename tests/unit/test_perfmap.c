@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "perfmap.h"
 #include "util.h"
@@ -98,9 +100,43 @@ static void test_large(void)
 	perfmap__free(pm);
 }
 
+/* A map read while a runtime writes it: the half-written last line is left
+ * out (perfmap__load keeps it: a saved file is whole), the version read is
+ * reported. */
+static void test_live(void)
+{
+	char path[] = "/tmp/test_perfmap.XXXXXX";
+	const char *text = "1000 10 Whole::Line\n2000 10 Half::Li";
+	struct perfmap *pm;
+	struct stat st, v;
+	int fd = mkstemp(path);
+
+	ok(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text), "temp map written");
+	pm = perfmap__load_live(path, &v);
+	ok(pm != NULL, "live load");
+	is_int(perfmap__count(pm), 1, "live: the half-written last line is left out");
+	is_str(perfmap__lookup(pm, 0x1004, NULL), "Whole::Line", "live: whole lines kept");
+	ok(perfmap__lookup(pm, 0x2004, NULL) == NULL, "live: no name from half a line");
+	ok(fstat(fd, &st) == 0 && st.st_ino == v.st_ino && st.st_size == v.st_size,
+	   "live: the version read is reported");
+	perfmap__free(pm);
+	pm = perfmap__load(path);
+	is_int(perfmap__count(pm), 2, "plain load keeps a last line without newline");
+	perfmap__free(pm);
+	ok(ftruncate(fd, 0) == 0, "truncated");
+	pm = perfmap__load_live(path, NULL);
+	ok(pm && perfmap__count(pm) == 0, "live: an empty map loads empty");
+	perfmap__free(pm);
+	close(fd);
+	unlink(path);
+	errno = 0;
+	ok(perfmap__load_live(path, NULL) == NULL && errno == ENOENT, "live: deleted map: ENOENT");
+}
+
 int main(void)
 {
 	test_fixture();
+	test_live();
 	test_earlier_covers_later();
 	test_hostile();
 	test_large();

@@ -151,12 +151,50 @@ nomem:
 	return NULL;
 }
 
+/* Read what FD holds from offset 0 into a malloc'd buffer (NUL at *LEN). */
+static int read_all(int fd, size_t hint, char **out, size_t *out_len)
+{
+	size_t len = 0, cap = hint ? hint + 4096 : 65536;
+	char *buf, *nb;
+	ssize_t r;
+
+	buf = malloc(cap + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (len == cap) {
+			nb = realloc(buf, cap * 2 + 1);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = pread(fd, buf + len, cap - len, (off_t)len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int err = -errno;
+
+			free(buf);
+			return err;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*out_len = len;
+	return 0;
+}
+
 struct perfmap *perfmap__load(const char *path)
 {
-	char *buf = NULL, *nb;
-	size_t len = 0, cap;
 	struct stat sb;
-	ssize_t r;
+	char *buf = NULL;
+	size_t len = 0;
 	int fd, err;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -164,36 +202,67 @@ struct perfmap *perfmap__load(const char *path)
 		return NULL;
 	/* one allocation of the file's size (maps reach tens of MB); the
 	 * file may still grow while we read it */
-	cap = fstat(fd, &sb) == 0 && sb.st_size > 0 ? (size_t)sb.st_size + 4096 : 65536;
-	buf = malloc(cap + 1);
-	if (!buf)
-		goto fail;
-	for (;;) {
-		if (len == cap) {
-			nb = realloc(buf, cap * 2 + 1);
-			if (!nb)
-				goto fail;
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto fail;
-		if (r == 0)
+	err = read_all(fd, fstat(fd, &sb) == 0 && sb.st_size > 0 ? (size_t)sb.st_size : 0,
+		       &buf, &len);
+	close(fd);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	return perfmap__parse(buf, len);
+}
+
+static bool same_version(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino == b->st_ino && a->st_dev == b->st_dev && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+struct perfmap *perfmap__load_live(const char *path, struct stat *version)
+{
+	struct stat before, after;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd, err = -EAGAIN, tries;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	for (tries = 0; tries < 4; tries++) {
+		if (fstat(fd, &before)) {
+			err = -errno;
 			break;
-		len += (size_t)r;
+		}
+		err = read_all(fd, before.st_size > 0 ? (size_t)before.st_size : 0, &buf, &len);
+		if (err)
+			break;
+		if (fstat(fd, &after)) {
+			err = -errno;
+			break;
+		}
+		/* a writer that truncated or rewrote the file while we read
+		 * would leave lines spliced from two versions: read again */
+		if (same_version(&before, &after) && (off_t)len == after.st_size) {
+			err = 0;
+			break;
+		}
+		free(buf);
+		buf = NULL;
+		err = -EAGAIN;
 	}
 	close(fd);
+	if (err) {
+		free(buf);
+		errno = -err;
+		return NULL;
+	}
+	/* a last line without its newline is still being written */
+	while (len && buf[len - 1] != '\n')
+		len--;
 	buf[len] = '\0';
+	if (version)
+		*version = after;
 	return perfmap__parse(buf, len);
-fail:
-	err = errno ? errno : ENOMEM;
-	free(buf);
-	close(fd);
-	errno = err;
-	return NULL;
 }
 
 void perfmap__free(struct perfmap *pm)

@@ -16,6 +16,13 @@ struct perfmap;
 struct perfmap *perfmap__parse(char *buf, size_t len);
 /* Read and parse PATH. NULL with errno set on failure. */
 struct perfmap *perfmap__load(const char *path);
+/* Read and parse PATH while a runtime may be writing it: a read that the
+ * file changed under (truncated, rewritten in place) is retried, and a last
+ * line without its newline is left out (half written). *VERSION (if not
+ * NULL) gets the stat of the version read. NULL with errno set (EAGAIN:
+ * the file kept changing). */
+struct stat;
+struct perfmap *perfmap__load_live(const char *path, struct stat *version);
 void perfmap__free(struct perfmap *pm);
 
 /* The name of the entry holding ADDR (the latest one when several do), owned

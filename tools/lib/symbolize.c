@@ -40,7 +40,7 @@ struct sym_proc {
 	struct sym_file **files;	/* per map, resolved lazily */
 	struct perfmap *perfmap;
 	char perfmap_path[PATH_MAX];
-	off_t perfmap_size;
+	struct stat perfmap_version;	/* of the file perfmap was read from */
 	bool perfmap_tried;
 };
 
@@ -173,9 +173,11 @@ static struct sym_proc *find_proc(struct symbolizer *sz, pid_t pid)
 	return NULL;
 }
 
-/* (Re)load the perf map when it appeared or grew. */
+/* (Re)load the perf map when it appeared or changed (grew, was rewritten in
+ * place or replaced). A map that disappeared keeps its last version. */
 static void refresh_perfmap(struct symbolizer *sz, struct sym_proc *p)
 {
+	const struct stat *v = &p->perfmap_version;
 	char path[PATH_MAX];
 	struct perfmap *pm;
 	struct stat sb;
@@ -184,9 +186,11 @@ static void refresh_perfmap(struct symbolizer *sz, struct sym_proc *p)
 		return;
 	if (stat(path, &sb))
 		return;
-	if (p->perfmap && strcmp(path, p->perfmap_path) == 0 && sb.st_size == p->perfmap_size)
+	if (p->perfmap && strcmp(path, p->perfmap_path) == 0 && sb.st_ino == v->st_ino &&
+	    sb.st_dev == v->st_dev && sb.st_size == v->st_size &&
+	    sb.st_mtim.tv_sec == v->st_mtim.tv_sec && sb.st_mtim.tv_nsec == v->st_mtim.tv_nsec)
 		return;
-	pm = perfmap__load(path);
+	pm = perfmap__load_live(path, &sb);
 	if (!pm) {
 		p_debug("cannot read perf map %s: %s", path, strerror(errno));
 		return;
@@ -199,7 +203,7 @@ static void refresh_perfmap(struct symbolizer *sz, struct sym_proc *p)
 	perfmap__free(p->perfmap);
 	p->perfmap = pm;
 	snprintf(p->perfmap_path, sizeof(p->perfmap_path), "%s", path);
-	p->perfmap_size = sb.st_size;
+	p->perfmap_version = sb;
 	p_debug("pid %d: perf map %s, %zu entries, %zu bad lines", (int)p->pid, path,
 		perfmap__count(pm), perfmap__bad_lines(pm));
 }
@@ -207,15 +211,18 @@ static void refresh_perfmap(struct symbolizer *sz, struct sym_proc *p)
 static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size_t idx);
 static bool is_symbol_file(const struct proc_map *m);
 
-int symbolizer__watch(struct symbolizer *sz, pid_t pid)
+/* symbolizer__watch, for the process that started at WANT (0: any). */
+static int watch(struct symbolizer *sz, pid_t pid, uint64_t want)
 {
 	struct proc_status status;
 	struct sym_proc *p = find_proc(sz, pid);
 	struct proc_maps *maps;
-	uint64_t start = 0;
+	uint64_t start = 0, again = 0;
 
 	if (proc__start_time(pid, &start) || proc__read_status(pid, &status))
 		return p ? 0 : -ESRCH;	/* gone: keep what was captured */
+	if (want && start != want)
+		return -ESRCH;	/* another process has the PID now */
 	if (p && p->start_time != start) {
 		/* the PID was reused: nothing captured still applies */
 		sz->st.pid_reuse++;
@@ -241,6 +248,11 @@ int symbolizer__watch(struct symbolizer *sz, pid_t pid)
 	p->nstgid = status.nstgid ? status.nstgid : pid;
 	p->comm = symbolizer__intern(sz, status.name);
 	maps = proc_maps__load(pid);
+	if (maps && (proc__start_time(pid, &again) || again != start)) {
+		/* the process exited while we read: the maps may be another's */
+		proc_maps__free(maps);
+		maps = NULL;
+	}
 	if (maps) {
 		proc_drop_maps(p);
 		p->maps = maps;
@@ -259,6 +271,16 @@ int symbolizer__watch(struct symbolizer *sz, pid_t pid)
 	p->perfmap_tried = false;
 	refresh_perfmap(sz, p);
 	return 0;
+}
+
+int symbolizer__watch(struct symbolizer *sz, pid_t pid)
+{
+	return watch(sz, pid, 0);
+}
+
+int symbolizer__watch_start(struct symbolizer *sz, pid_t pid, uint64_t start)
+{
+	return watch(sz, pid, start);
 }
 
 const char *symbolizer__comm(struct symbolizer *sz, pid_t pid)

@@ -7,8 +7,10 @@
  * file opened through /proc/PID/root/PATH, else /proc/PID/map_files/...;
  * files are cached by identity (device, inode), not path. PE images (.dll,
  * .exe: .NET ReadyToRun) go to the PE resolver when one is set. Anonymous
- * memory: the process's perf map (proc__perfmap_path), re-read when it grew,
- * dropped when the PID is reused (start time). Kernel: /proc/kallsyms.
+ * memory: the process's perf map (proc__perfmap_path), re-read when it
+ * changed (grown, rewritten, replaced; a torn read is retried and a half
+ * written last line ignored), kept when deleted, dropped when the PID is
+ * reused (start time). Kernel: /proc/kallsyms.
  * An address in a known file without a symbol becomes "file+0xOFFSET". */
 #ifndef SIDESCOPE_SYMBOLIZE_H
 #define SIDESCOPE_SYMBOLIZE_H
@@ -60,6 +62,10 @@ void symbolizer__set_pe_resolver(struct symbolizer *sz, const struct pe_resolver
  * start time and perf map. Call for every process seen, while it lives.
  * Return 0, or a negative errno when PID was never readable. */
 int symbolizer__watch(struct symbolizer *sz, pid_t pid);
+/* Like symbolizer__watch, but only while PID is still the process that
+ * started at START (clock ticks, /proc/PID/stat): once another process has
+ * the PID, keep what was captured and return -ESRCH. */
+int symbolizer__watch_start(struct symbolizer *sz, pid_t pid, uint64_t start);
 /* Name of PID's process (comm) as last seen, or NULL. */
 const char *symbolizer__comm(struct symbolizer *sz, pid_t pid);
 

@@ -57,9 +57,17 @@ ss_pod_name() {
 	ss_safe_name "$_n"
 }
 
+# A path that no command can take for an option: "-x" becomes "./-x".
+ss_path_arg() {
+	case "$1" in
+	-*) printf './%s\n' "$1" ;;
+	*) printf '%s\n' "$1" ;;
+	esac
+}
+
 ss_out_dir() {
 	if [ -n "${SIDESCOPE_OUT:-}" ]; then
-		printf '%s\n' "$SIDESCOPE_OUT"
+		ss_path_arg "$SIDESCOPE_OUT"
 	elif [ -d /out ] && [ -w /out ]; then
 		echo /out
 	else

@@ -10,13 +10,36 @@ loop="$SIDESCOPE_SRC/scripts/capture-loop"
 export SIDESCOPE SIDESCOPE_POD=cronpod
 unset SIDESCOPE_PUSH_URL
 
+# A bad expression is a usage error naming the field, before crond starts
+# (crond itself would skip the line silently and never capture).
+bad() { # bad EXPR FIELD-AND-REASON
+	_e=$(SIDESCOPE_OUT="$TMPDIR_TEST/bad" SIDESCOPE_SCHEDULE="$1" busybox sh "$loop" 2>&1)
+	_rc=$?
+	is "$_rc" 2 "'$1': exit 2"
+	like "$_e" "$2" "'$1': the error says why"
+}
+bad '61 * * * *' "SIDESCOPE_SCHEDULE is neither an interval .* nor a valid cron expression: bad cron expression '61 \\* \\* \\* \\*': minute field '61': 61 is out of range 0-59"
+bad '*/0 * * * *' "minute field '\\*/0': step 0 is out of range 1-59"
+bad '1-' "1 field, 5 needed"
+bad '1- * * * *' "minute field '1-': the range '1-' has no end"
+bad 'mon-foo' "1 field, 5 needed"
+bad '* * * * mon-foo' "day-of-week field 'mon-foo': unknown day name 'foo'"
+bad '0 0 31 2 *' "day-of-month field '31': never matches"
+bad '5-2 * * * *' "minute field '5-2': the range 5-2 goes backwards"
+bad '@hourly' "'@hourly' is not supported: busybox crond .* crashes"
+bad "$(printf '* * * * *\n* * * * * touch x')" "control character"
+ok "$([ ! -e "$TMPDIR_TEST/bad" ] || [ -z "$(ls -A "$TMPDIR_TEST/bad")" ]; echo $?)" "no capture was made for any of them"
+is "$(SIDESCOPE_SCHEDULE='*/20 9-17 * * 5-7' busybox sh "$loop" --print-crontab | cut -d' ' -f1-5)" \
+	"0,20,40 9-17 * * 0,5,6" "crond gets the canonical form (7 = Sunday, which busybox refuses)"
+
 sleep 300 &
 target=$!
 on_exit "kill $target"
 out="$TMPDIR_TEST/out dir"
 log="$TMPDIR_TEST/cron.log"
 # shellcheck disable=SC2016 # expanded by the cron job
-SIDESCOPE_OUT="$out" SIDESCOPE_TARGET=$target SIDESCOPE_SCHEDULE='* * * * *' \
+# 0-7 in day-of-week: busybox crond refuses it; the canonical form is '*'
+SIDESCOPE_OUT="$out" SIDESCOPE_TARGET=$target SIDESCOPE_SCHEDULE='*/1 * * * 0-7' \
 SIDESCOPE_CAPTURE='printf "%s\n" "$CAPTURE_PID" "$LABEL" > "$CAPTURE_BASE.txt"' \
 LABEL="it's here" busybox sh "$loop" 2>"$log" &
 lp=$!
@@ -31,6 +54,15 @@ is "$(head -1 "$f" 2>/dev/null)" "$target" "the job got the target from the envi
 is "$(sed -n 2p "$f" 2>/dev/null)" "it's here" "and the rest of the loop's environment"
 like "$(cat "$log")" "capturing on cron schedule '\\* \\* \\* \\* \\*'" "the loop announced the schedule"
 like "$(cat "$log")" "crond .* started" "busybox crond ran it"
+like "$(cat "$log")" "next capture at [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:00(Z|[+-][0-9:]{5}) " \
+	"the loop logged the next capture time"
+next=$(sed -n 's/.*next capture at \([^ ]*\) .*/\1/p' "$log" | head -1)
+stamp=$(basename "$f" | sed -n 's/.*-\([0-9]\{4\}\)\([0-9]\{2\}\)\([0-9]\{2\}\)T\([0-9]\{2\}\)\([0-9]\{2\}\)\([0-9]\{2\}\)Z\.txt$/\1-\2-\3 \4:\5:\6/p')
+n_s=$(date -u -d "$(echo "$next" | sed 's/T/ /;s/Z$//;s/[+-][0-9][0-9]:[0-9][0-9]$//')" +%s 2>/dev/null)
+c_s=$(date -u -d "$stamp" +%s 2>/dev/null)
+# crond started within the logged minute skips it and runs the next one
+ok "$([ -n "$n_s" ] && [ -n "$c_s" ] && [ "$c_s" -ge "$n_s" ] && [ "$c_s" -lt $((n_s + 120)) ]; echo $?)" \
+	"the first capture came at the logged time ($next; capture $stamp)"
 crond=$(cat "/proc/$lp/task/$lp/children" 2>/dev/null | tr -d ' ')
 kill -TERM "$lp"
 wait "$lp"

@@ -62,9 +62,11 @@ is "$?" 2 "bad SIDESCOPE_KEEP exits 2"
 like "$(cat "$TMPDIR_TEST/err")" "SIDESCOPE_KEEP must be a whole number" "and says why"
 SIDESCOPE_SCHEDULE="every tuesday" busybox sh "$loop" >/dev/null 2>"$TMPDIR_TEST/err"
 is "$?" 2 "bad schedule exits 2"
-like "$(cat "$TMPDIR_TEST/err")" "neither an interval .* nor a 5-field cron" "and says what a schedule is"
+like "$(cat "$TMPDIR_TEST/err")" "neither an interval .* nor a valid cron expression: .*2 fields, 5 needed" \
+	"and says what a schedule is"
 like "$(SIDESCOPE_SCHEDULE='*/10 * * * *' busybox sh "$loop" --print-crontab)" \
-	"^\\*/10 \\* \\* \\* \\* \\. 'ENVFILE' && '.*/capture-loop' --once >>" "cron schedule becomes a crontab line"
+	"^0,10,20,30,40,50 \\* \\* \\* \\* \\. 'ENVFILE' && '.*/capture-loop' --once >>" \
+	"cron schedule becomes a crontab line, in the canonical form"
 
 # --- the loop: files, retention, pushes with retries ----------------------------
 out="$TMPDIR_TEST/out one"	# a space in the path on purpose

@@ -1,0 +1,99 @@
+#!/bin/sh
+# The wrapper scripts with hostile names: an output directory, a target
+# program path and a process name holding spaces, quotes, '$', ';', '*',
+# backticks and a leading dash. capture-loop, cpu-profile, uprobe-trace (and
+# doctor -o) must write where they are asked, match the process by its name,
+# and never run or glob any part of a name. Real captures in a simulated pod.
+. "$SIDESCOPE_SRC/tests/lib/tap.sh"
+. "$SIDESCOPE_SRC/tests/lib/pod.sh"
+require_root
+require_cmd busybox unshare nsenter flock
+scripts="$SIDESCOPE_SRC/scripts"
+unset SIDESCOPE_SCHEDULE SIDESCOPE_PUSH_URL SIDESCOPE_CAPTURE SIDESCOPE_OUT SIDESCOPE_TARGET
+export SIDESCOPE_LIB="$scripts/lib/common.sh"
+
+T=$TMPDIR_TEST
+# whatever runs by mistake leaves a file in the directory it runs in: the
+# test runs the scripts from $T/cwd and looks for these everywhere under $T
+mkdir -p "$T/cwd"
+cd "$T/cwd" || exit 1
+# a file a glob would pick up
+: > "$T/cwd/globbed"
+evil="x 'q' \"d\" \$(touch pwned1) ;touch pwned2; * \`touch pwned3\`"
+# the program: its path and its name (comm, at most 15 bytes) are hostile
+bindir="$T/bin $evil"
+name="-b'c\$d;e*\`f x"
+mkdir -p "$bindir"
+cp "$SIDESCOPE_BUILD/tests/progs/podapp" "$bindir/$name"
+bin="$bindir/$name"
+
+pod_start || skip_all "cannot create PID and mount namespaces"
+[ -n "$POD_APP_CGROUP" ] || skip_all "cannot make a cgroup for the app container"
+pod_app sh -c 'echo "$$" > "$1" && exec "$2" "$3"' sh "$T/app.pid" "$bin" "$T/app.ready"
+wait_for_file "$T/app.ready" 10
+ok $? "the program with a hostile path started"
+app=$(cat "$T/app.pid")
+is "$(pod_sidecar cat "/proc/$app/comm")" "$name" "its process name is hostile too"
+
+# capture-loop --once: hostile output directory (absolute) and pod name,
+# the target by its hostile name, a real CPU profile
+out1="$T/-loop $evil"
+pod_sidecar env SIDESCOPE="$SIDESCOPE" SIDESCOPE_LIB="$SIDESCOPE_LIB" \
+	SIDESCOPE_OUT="$out1" SIDESCOPE_TARGET="$name" SIDESCOPE_POD="pod $evil" \
+	SIDESCOPE_DURATION=1 SIDESCOPE_FORMATS="pb.gz folded" \
+	busybox sh "$scripts/capture-loop" --once 2>"$T/loop.err"
+ok $? "capture-loop --once: exit 0"
+[ -s "$T/loop.err" ] && diag "$(cat "$T/loop.err")"
+files=$(ls -A "$out1" | grep -v '^\.capture-loop')
+like "$files" "^pod_x__q___d___.*--b_c_d_e__f_x-$app-[0-9]{8}T[0-9]{6}Z\\.folded\$" \
+	"capture-loop: the files are in the asked directory, with safe names"
+is "$(printf '%s\n' "$files" | wc -l | tr -d ' ')" 2 "capture-loop: both formats and nothing else"
+like "$(cat "$out1"/*.folded 2>/dev/null)" "run_app" "capture-loop: the profile is of the program"
+
+# a relative SIDESCOPE_OUT that starts with a dash, from the working directory
+pod_sidecar sh -c 'cd "$1" && shift && exec "$@"' sh "$T/cwd" \
+	env SIDESCOPE="$SIDESCOPE" SIDESCOPE_LIB="$SIDESCOPE_LIB" SIDESCOPE_POD=pod \
+	SIDESCOPE_OUT="-loop $evil" SIDESCOPE_TARGET="$name" SIDESCOPE_DURATION=1 \
+	SIDESCOPE_FORMATS=folded busybox sh "$scripts/capture-loop" --once 2>"$T/loop2.err"
+ok $? "capture-loop --once, SIDESCOPE_OUT=-DIR: exit 0"
+[ -s "$T/loop2.err" ] && diag "$(cat "$T/loop2.err")"
+like "$(ls "$T/cwd/-loop $evil")" "^pod--b_c_d_e__f_x-$app-[0-9]{8}T[0-9]{6}Z\\.folded\$" \
+	"capture-loop: the file is in the asked relative directory"
+
+# cpu-profile: a relative output directory that starts with a dash
+out2="-cpu $evil"
+pod_sidecar sh -c 'cd "$1" && shift && exec "$@"' sh "$T/cwd" \
+	env SIDESCOPE="$SIDESCOPE" SIDESCOPE_LIB="$SIDESCOPE_LIB" SIDESCOPE_POD=pod \
+	busybox sh "$scripts/cpu-profile" -d 1 -o "$out2" -- "$name" >"$T/cpu.out" 2>"$T/cpu.err"
+ok $? "cpu-profile -o -DIR -- -NAME: exit 0"
+[ -s "$T/cpu.err" ] && diag "$(cat "$T/cpu.err")"
+is "$(cd -- "$T/cwd/$out2" && ls | sed 's/-[0-9]\{8\}T[0-9]\{6\}Z//' | sort | tr '\n' ' ')" \
+	"pod--b_c_d_e__f_x-$app.folded pod--b_c_d_e__f_x-$app.pb.gz pod--b_c_d_e__f_x-$app.svg " \
+	"cpu-profile: three files in the asked directory"
+like "$(cat "$T/cpu.out")" "^kubectl cp -c sidescope pod:.*/-cpu x 'q'" \
+	"cpu-profile: the kubectl cp line names the directory"
+
+# uprobe-trace: the probe names the hostile program path; output to a
+# hostile directory
+out3="$T/-probe $evil"
+pod_sidecar env SIDESCOPE="$SIDESCOPE" SIDESCOPE_LIB="$SIDESCOPE_LIB" SIDESCOPE_POD=pod \
+	busybox sh "$scripts/uprobe-trace" -c 1 -d 20 -o "$out3" -- "$name" \
+	"p:$bin:greet_utf16 \"%s\", str16(arg1, arg2)" >"$T/up.out" 2>"$T/up.err"
+ok $? "uprobe-trace -o DIR -- -NAME 'p:HOSTILE PATH:func': exit 0"
+[ -s "$T/up.err" ] && diag "$(cat "$T/up.err")"
+f=$(ls "$out3" 2>/dev/null)
+like "$f" "^pod--b_c_d_e__f_x-$app-[0-9]{8}T[0-9]{6}Z\\.txt\$" "uprobe-trace: the file is in the asked directory"
+like "$(cat "$out3/$f" 2>/dev/null)" "greet_utf16 h.llo w.rld" "uprobe-trace: the event was traced (UTF-16 decoded)"
+
+# doctor: its output-directory check on a relative directory with a dash
+(cd "$T/cwd" && busybox sh "$scripts/doctor" -o "-doc $evil" >"$T/doctor.out" 2>&1)
+like "$(cat "$T/doctor.out")" "PASS +output directory \\./-doc x 'q'.* writable" \
+	"doctor -o -DIR checks that directory"
+ok "$([ -d "$T/cwd/-doc $evil" ]; echo $?)" "doctor: the directory is the one asked for"
+
+# nothing ran, nothing was globbed
+is "$(find "$T" -name 'pwned*' | wc -l | tr -d ' ')" 0 "no part of a name was run"
+is "$(find "$T" -name globbed | wc -l | tr -d ' ')" 1 "no name was globbed into a file name"
+is "$(ls -A "$T/cwd" | grep -v -e '^globbed$' -e '^-cpu ' -e '^-loop ' -e '^-doc ' | wc -l | tr -d ' ')" 0 \
+	"nothing else was created in the working directory"
+done_testing

@@ -8,63 +8,20 @@
 require_root
 require_cmd unshare nsenter jq busybox lttng lttng-sessiond babeltrace2
 
-APP="$SIDESCOPE_BUILD/tests/progs/lttng_app"
+T=$TMPDIR_TEST
+. "$SIDESCOPE_SRC/tests/lib/lttngpod.sh"
 [ -x "$APP" ] || skip_all "no $APP (run make)"
 pod_start --share-lttng || skip_all "cannot create PID and mount namespaces"
-T=$TMPDIR_TEST
-CAP="$SIDESCOPE_SRC/scripts/lttng-capture"
 export SIDESCOPE
 
-# The daemon lives in the pod's PID namespace: stop it by its PID file, and
-# the pod's teardown (SIGKILL to its PID 1) takes whatever is left.
-# shellcheck disable=SC2016
-# (The simulated pod's PID 1 does not reap: a dead daemon stays a zombie.)
-stop_daemon() {
-	# shellcheck disable=SC2016
-	pod_sidecar sh -c 'p=$(cat /var/run/lttng/lttng-sessiond.pid) || exit 0
-		kill "$p" || exit 0
-		for i in $(seq 100); do
-			s=$(sed "s/.*) //" "/proc/$p/stat" 2>/dev/null | cut -c1)
-			[ -z "$s" ] || [ "$s" = Z ] && exit 0
-			sleep 0.05
-		done
-		kill -9 "$p"'
-}
-on_exit stop_daemon
+on_exit lttngpod_stop_daemon
+start_app() { lttngpod_app "$@"; }
 
-# wait_for_text FILE REGEX [SECONDS]
-wait_for_text() {
-	_w=$(( ${3:-20} * 20 ))
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ "$_w" -gt 0 ]; do
-		sleep 0.05
-		_w=$((_w - 1))
-	done
-	grep -Eq -- "$2" "$1" 2>/dev/null
-}
-
-# start_app TAG [lttng_app options]: the app in its own container; sets $app
-start_app() {
-	_tag=$1
-	shift
-	pod_app "$APP" -r "$T/$_tag.ready" -g "$T/$_tag.go" "$@"
-	wait_for_file "$T/$_tag.ready" 10 || return 1
-	app=$(cat "$T/$_tag.ready")
-	_h=$(pod_host_pid "$app") && on_exit "kill $_h"
-}
-
-# start_capture TAG [lttng-capture options]: in the background, in the sidecar
+# start_capture TAG [lttng-capture options]: in the background, in the
+# sidecar; returns once it is recording (or failed)
 start_capture() {
-	_tag=$1
-	shift
-	# shellcheck disable=SC2016
-	# perl: a background job starts with SIGINT ignored, which a shell cannot
-	# trap; restore it so that the test can press "Ctrl-C"
-	pod_sidecar sh -c 'echo "$$" > "$1"; shift; exec perl -e '\''$SIG{INT} = "DEFAULT"; exec @ARGV or die'\'' busybox sh "$@"' sh \
-		"$T/$_tag.cap.pid" "$CAP" "$@" >"$T/$_tag.out" 2>"$T/$_tag.err" &
-	cap_bg=$!
-	on_exit "kill $cap_bg"
-	wait_for_file "$T/$_tag.cap.pid" 10 &&
-		wait_for_text "$T/$_tag.err" "tracing .*into|error" 30
+	lttngpod_capture "$@" &&
+		wait_for_grep "$T/$1.err" "tracing .*into|error" 30
 }
 
 # stop_capture TAG: SIGINT, as Ctrl-C would; returns the script's status
@@ -165,7 +122,7 @@ ok $? "snapshot capture started (by name)"
 touch "$T/c.go"
 wait_for_file "$T/c.ready.done" 30
 pod_sidecar kill -USR1 "$(cat "$T/c.cap.pid")"
-wait_for_text "$T/c.err" "snapshot 1 recorded" 20
+wait_for_grep "$T/c.err" "snapshot 1 recorded" 20
 ok $? "SIGUSR1 records a snapshot"
 stop_capture c
 is "$?" 0 "snapshot capture ended"
@@ -226,7 +183,7 @@ for _i in $(seq 50); do
 	[ -n "$sp" ] && break
 	sleep 0.1
 done
-stop_daemon
+lttngpod_stop_daemon
 pod_sidecar sh -c '! lttng list >/dev/null 2>&1'
 ok $? "daemon stopped"
 out=$(pod_sidecar busybox sh "$CAP" -p "$sp" --wait 1 -o "$T/f" --stop-daemon 2>&1)

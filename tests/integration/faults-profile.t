@@ -15,7 +15,17 @@ REMAP="$SIDESCOPE_BUILD/tests/progs/jit_remap"
 # let it exit, give its PID to a different program, report what happened.
 if [ "${1:-}" = reuse-inner ]; then
 	T=$FAULTS_T
-	mount -t tmpfs tmpfs /tmp || exit 97	# this namespace's own perf maps
+	# this namespace's own perf maps in a /tmp of its own; a checkout
+	# under /tmp (CI clones there) is bound back in from the old /tmp
+	keep=""
+	for d in "$SIDESCOPE_SRC" "$SIDESCOPE_BUILD"; do
+		case "$d/" in /tmp/*) keep="$keep $d" ;; esac
+	done
+	[ -z "$keep" ] || mount --bind /tmp /mnt || exit 97
+	mount -t tmpfs tmpfs /tmp || exit 97
+	for d in $keep; do
+		mkdir -p "$d" && mount --bind "/mnt${d#/tmp}" "$d" || exit 97
+	done
 	"$WL" -r "$T/old.ready" >/dev/null &
 	old=$!
 	wait_for_file "$T/old.ready" 10 || exit 98

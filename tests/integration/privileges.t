@@ -63,13 +63,19 @@ for drop in bpf perfmon; do
 done
 ok "$([ ! -e "$T/x.folded" ]; echo $?)" "profile refused: no output file"
 
-# kernel symbols: CAP_SYSLOG is what names them
+# kernel symbols: CAP_SYSLOG is what names them; a process that lives in
+# system calls makes sure that kernel stacks are sampled
+dd if=/dev/zero of=/dev/null bs=1 2>/dev/null &
+dd=$!
+on_exit "kill $dd"
 with_caps "$LEAST_CAPS" "$SIDESCOPE" profile -a -d 1 -o "$T/k.folded" 2> "$T/err"
 is "$?" 0 "profile -a: runs with only $LEAST_CAPS"
 like "$(cat "$T/err")" "kernel symbols unavailable: .*needs CAP_SYSLOG" \
 	"profile -a without CAP_SYSLOG: says kernel symbols need it"
 with_caps "$LEAST_CAPS,syslog" "$SIDESCOPE" profile -a -d 1 -o "$T/k.folded" 2> "$T/err"
-unlike "$(cat "$T/err")" "kernel symbols unavailable" "profile -a with CAP_SYSLOG: kernel symbols"
+unlike "$(cat "$T/err")" "kernel symbols unavailable" "profile -a with CAP_SYSLOG: no warning"
+like "$(cat "$T/k.folded")" ";[a-z_][a-z0-9_.]*_\\[k\\]" "profile -a with CAP_SYSLOG: kernel frames named"
+kill "$dd"
 
 # --- uprobe -------------------------------------------------------------------
 with_caps_bg "$LEAST_CAPS" "$SIDESCOPE" uprobe -p "$upid" -o "$T/up.txt" \

@@ -441,14 +441,11 @@ static int attach_one(struct uprobe_bpf *skel, struct uplink **links, int *nlink
 
 	l = uplink__attach(skel->progs.uprobe_hit, pid, host, off, ret, cookie);
 	if (!l) {
-		int err = -errno;
+		int err = errno;
 
-		p_err("cannot attach %s to %s at file offset 0x%llx: %s%s%s%s", label, host,
-		      (unsigned long long)off, strerror(-err),
-		      err == -EPERM || err == -EACCES ? " (" : "",
-		      err == -EPERM || err == -EACCES ? uplink__requirement() : "",
-		      err == -EPERM || err == -EACCES ? "; run 'doctor')" : "");
-		return err;
+		p_err("cannot attach %s to %s at file offset 0x%llx: %s%s", label, host,
+		      (unsigned long long)off, strerror(err), uplink__hint(err));
+		return -err;
 	}
 	links[(*nlinks)++] = l;
 	return 0;

@@ -540,20 +540,25 @@ static bool md_blob(const struct r2r_image *img, uint32_t idx, uint64_t *off, ui
 	return true;
 }
 
+/* "Namespace." before a top-level type's name (nothing for the global
+ * namespace). */
+static void sb_namespace(struct sbuf *b, const char *ns)
+{
+	if (*ns) {
+		sb_str(b, ns);
+		sb_str(b, ".");
+	}
+}
+
 static void typedef_name(const struct r2r_image *img, uint32_t rid, struct sbuf *b, int depth)
 {
 	uint32_t outer = rid <= img->tab[T_TYPEDEF].rows ? img->enclosing[rid] : 0;
-	const char *ns;
 
 	if (outer && depth < MAX_SIG_DEPTH) {
 		typedef_name(img, outer, b, depth + 1);
 		sb_str(b, "+");
 	} else {
-		ns = md_string(img, cell(img, T_TYPEDEF, rid, 2));
-		if (*ns) {
-			sb_str(b, ns);
-			sb_str(b, ".");
-		}
+		sb_namespace(b, md_string(img, cell(img, T_TYPEDEF, rid, 2)));
 	}
 	sb_str(b, md_string(img, cell(img, T_TYPEDEF, rid, 1)));
 }
@@ -561,18 +566,13 @@ static void typedef_name(const struct r2r_image *img, uint32_t rid, struct sbuf 
 static void typeref_name(const struct r2r_image *img, uint32_t rid, struct sbuf *b, int depth)
 {
 	uint32_t scope = cell(img, T_TYPEREF, rid, 0);
-	const char *ns;
 
 	/* ResolutionScope tag 3: TypeRef, i.e. a nested type */
 	if ((scope & 3) == 3 && depth < MAX_SIG_DEPTH) {
 		typeref_name(img, scope >> 2, b, depth + 1);
 		sb_str(b, "+");
 	} else {
-		ns = md_string(img, cell(img, T_TYPEREF, rid, 2));
-		if (*ns) {
-			sb_str(b, ns);
-			sb_str(b, ".");
-		}
+		sb_namespace(b, md_string(img, cell(img, T_TYPEREF, rid, 2)));
 	}
 	sb_str(b, md_string(img, cell(img, T_TYPEREF, rid, 1)));
 }

@@ -99,12 +99,14 @@ int uplink__prepare(struct bpf_program *prog)
 	return bpf_program__set_expected_attach_type(prog, ATTACH_UPROBE_MULTI);
 }
 
-const char *uplink__requirement(void)
+const char *uplink__hint(int err)
 {
+	if (err != EPERM && err != EACCES)
+		return "";
 	return uplink__multi_supported() ?
-	       "uprobe_multi links need CAP_BPF and CAP_PERFMON" :
-	       "uprobe perf events need CAP_SYS_ADMIN besides CAP_BPF, CAP_PERFMON and "
-	       "CAP_SYS_PTRACE; kernels from 6.6 avoid it with uprobe_multi links";
+	       " (uprobe_multi links need CAP_BPF and CAP_PERFMON; run 'doctor')" :
+	       " (uprobe perf events need CAP_SYS_ADMIN besides CAP_BPF, CAP_PERFMON and "
+	       "CAP_SYS_PTRACE; kernels from 6.6 avoid it with uprobe_multi links; run 'doctor')";
 }
 
 struct uplink *uplink__attach(struct bpf_program *prog, pid_t pid, const char *path,

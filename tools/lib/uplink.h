@@ -31,8 +31,9 @@ int uplink__prepare(struct bpf_program *prog);
 struct uplink *uplink__attach(struct bpf_program *prog, pid_t pid, const char *path,
 			      uint64_t off, bool retprobe, uint64_t cookie);
 
-/* The privilege the attach needs, for error messages. */
-const char *uplink__requirement(void);
+/* For a failed attach with errno ERR: " (the privilege it needs; run
+ * 'doctor')" when ERR is a refusal, else "". */
+const char *uplink__hint(int err);
 
 void uplink__destroy(struct uplink *l);
 

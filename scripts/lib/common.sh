@@ -161,3 +161,74 @@ ss_run() {
 	trap - INT TERM
 	return "$_ss_rc"
 }
+
+# PIDs (one a line) of processes outside this container's mount namespace
+# that can reach path $1 through one of their mounts: the same filesystem
+# (major:minor) with a mount root at or above the path's place in it. The
+# sidecar's own state must not be where the application can write it.
+# Kernel threads, processes we cannot inspect and those of PID 1's mount
+# namespace (the pod's pause container; with hostPID, the node itself, which
+# is trusted) are skipped.
+ss_shared_with() {
+	_sp=$(readlink -f -- "$1" 2>/dev/null) || return 0
+	_self_ns=$(readlink /proc/self/ns/mnt 2>/dev/null) || return 0
+	_init_ns=$(readlink /proc/1/ns/mnt 2>/dev/null) || _init_ns=$_self_ns
+	# our mount holding the path: longest mount point that is a prefix
+	_where=$(awk -v p="$_sp" '
+		function unesc(s) { gsub(/\\040/, " ", s); gsub(/\\011/, "\t", s);
+			gsub(/\\012/, "\n", s); gsub(/\\134/, "\\", s); return s }
+		{ mp = unesc($5)
+		  if (mp == "/" || p == mp || index(p, mp "/") == 1) {
+			if (length(mp) >= best) { best = length(mp); dev = $3; root = unesc($4); m = mp } } }
+		END { if (dev == "") exit 1
+		  rest = (m == "/") ? p : substr(p, length(m) + 1)
+		  f = (root == "/") ? rest : root rest
+		  if (f == "") f = "/"
+		  print dev; print f }' /proc/self/mountinfo 2>/dev/null) || return 0
+	_dev=$(printf '%s\n' "$_where" | sed -n 1p)
+	_fsp=$(printf '%s\n' "$_where" | sed -n 2p)
+	for _d in /proc/[0-9]*; do
+		_ns=$(readlink "$_d/ns/mnt" 2>/dev/null) || continue
+		case "$_ns" in "$_self_ns"|"$_init_ns") continue ;; esac
+		# kernel threads have an empty command line
+		[ "$(head -c 1 "$_d/cmdline" 2>/dev/null | wc -c)" -gt 0 ] || continue
+		awk -v dev="$_dev" -v f="$_fsp" '
+			function unesc(s) { gsub(/\\040/, " ", s); gsub(/\\011/, "\t", s);
+				gsub(/\\012/, "\n", s); gsub(/\\134/, "\\", s); return s }
+			$3 == dev { r = unesc($4)
+			  if (r == "/" || f == r || index(f, r "/") == 1) { found = 1; exit } }
+			END { exit !found }' "$_d/mountinfo" 2>/dev/null && echo "${_d#/proc/}"
+	done
+	return 0
+}
+
+# Make (or check) directory $1 as private state of this sidecar: a real
+# directory (no link), ours, mode 0700, and out of reach of every other
+# container of the pod. Prints nothing; on failure says why and returns 1.
+ss_private_dir() {
+	if [ -L "$1" ]; then
+		ss_err "'$1' is a symbolic link; the sidecar's state needs a directory of its own"
+		return 1
+	fi
+	# shellcheck disable=SC2174 # -m applies to the last directory: the one we check
+	mkdir -p -m 0700 -- "$1" 2>/dev/null || { ss_err "cannot create '$1'"; return 1; }
+	[ "$(stat -c %u -- "$1" 2>/dev/null)" = "$(id -u)" ] ||
+		{ ss_err "'$1' belongs to another user; the sidecar's state needs a directory of its own"; return 1; }
+	chmod 0700 -- "$1" 2>/dev/null || { ss_err "cannot make '$1' private (chmod 0700)"; return 1; }
+	_others=$(ss_shared_with "$1" | tr '\n' ' ')
+	if [ -n "$_others" ]; then
+		ss_err "'$1' is on a volume that other containers mount (PIDs ${_others% }): the app could alter the sidecar's state there; give TMPDIR a volume of the sidecar's own (an emptyDir mounted only in this container)"
+		return 1
+	fi
+	return 0
+}
+
+# This sidecar's private temporary directory (TMPDIR, default
+# /run/sidescope/tmp), made and checked by ss_private_dir; exported as TMPDIR
+# so that every command we run keeps its temporary files there too.
+ss_tmpdir() {
+	TMPDIR=${TMPDIR:-/run/sidescope/tmp}
+	ss_private_dir "$TMPDIR" || return 1
+	export TMPDIR
+	printf '%s\n' "$TMPDIR"
+}

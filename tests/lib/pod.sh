@@ -1,7 +1,9 @@
 # shellcheck shell=sh
 # A simulated pod without Kubernetes: one PID namespace shared by an "app"
 # and a "sidecar", each in its own mount namespace. The app gets a private
-# /tmp (a tmpfs), like a container's; the sidecar sees the host's /tmp.
+# /tmp (a tmpfs), like a container's; the sidecar sees the host's /tmp, and
+# has a volume of its own at /run/sidescope (its TMPDIR) that the app's
+# mount namespace does not hold, like an emptyDir mounted only in the sidecar.
 # Source after tap.sh. Needs root and util-linux (unshare, nsenter).
 
 POD_PAUSE=""	# host PID of the pod's PID 1
@@ -13,10 +15,10 @@ POD_APP_CGROUP=""	# the app "container"'s cgroup (v2), when one could be made
 # that the app and the sidecar share and the host does not see.
 pod_start() {
 	_ready="$TMPDIR_TEST/pod.pause"
-	_pre=":"
+	_pre="mkdir -p /run/sidescope && mount -t tmpfs -o mode=0700 tmpfs /run/sidescope"
 	if [ "${1:-}" = --share-lttng ]; then
 		mkdir -p /var/run/lttng /dev/shm
-		_pre="mount -t tmpfs -o mode=0755 tmpfs /var/run/lttng && mount -t tmpfs -o mode=1777 tmpfs /dev/shm"
+		_pre="$_pre && mount -t tmpfs -o mode=0755 tmpfs /var/run/lttng && mount -t tmpfs -o mode=1777 tmpfs /dev/shm"
 	fi
 	# shellcheck disable=SC2016
 	unshare --pid --fork --mount --propagation private --mount-proc \
@@ -43,6 +45,7 @@ pod_start() {
 _POD_APP_INIT='
 	cg=$0
 	[ -z "$cg" ] || echo "$$" > "$cg/cgroup.procs" || exit 1
+	umount -l /run/sidescope || exit 1	# the sidecar's own volume
 	keep=""
 	for d in "$SIDESCOPE_SRC" "$SIDESCOPE_BUILD"; do
 		case "$d/" in /tmp/*) keep="$keep $d" ;; esac
@@ -67,9 +70,9 @@ pod_app() {
 }
 
 # Run a command as the sidecar, in the foreground: same PID namespace,
-# the pod's /proc, the host's files.
+# the pod's /proc, the host's files, its private TMPDIR.
 pod_sidecar() {
-	nsenter -t "$POD_PAUSE" --pid --mount -- "$@"
+	nsenter -t "$POD_PAUSE" --pid --mount -- env TMPDIR=/run/sidescope/tmp "$@"
 }
 
 # Host PID of the process whose PID in the pod namespace is $1.
@@ -93,5 +96,5 @@ pod_host_pid() {
 pod_outsider() {
 	nsenter -t "$POD_PAUSE" --mount -- \
 		unshare --mount --propagation private \
-		sh -c 'mount -t tmpfs -o mode=1777 tmpfs /tmp && exec "$@"' sh "$@" &
+		sh -c 'umount -l /run/sidescope && mount -t tmpfs -o mode=1777 tmpfs /tmp && exec "$@"' sh "$@" &
 }

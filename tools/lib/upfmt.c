@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "escape.h"
 #include "upfmt.h"
 #include "utf16.h"
 #include "util.h"
@@ -167,51 +168,9 @@ static void put_usec(struct buf *b, long usec)
 /* Text: control characters (C0, DEL, C1) escaped, invalid UTF-8 as \xNN. */
 static void put_text(struct buf *b, const char *str, size_t n)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	static const char hex[] = "0123456789abcdef";
-	size_t i = 0, l;
-
-	if (buf_grow(b, n * 4 + 8))
+	if (buf_grow(b, ESCAPE_MAX(n) + 8))
 		return;
-	while (i < n) {
-		unsigned char c = s[i];
-		char *d = b->p + b->len;
-
-		if (c >= 0x20 && c < 0x7f && c != '\\') {
-			*d = (char)c;
-			b->len++;
-			i++;
-		} else if (c == '\\' || c == '\n' || c == '\t' || c == '\r') {
-			d[0] = '\\';
-			d[1] = c == '\n' ? 'n' : c == '\t' ? 't' : c == '\r' ? 'r' : '\\';
-			b->len += 2;
-			i++;
-		} else if (c < 0x80) {
-			memcpy(d, "\\x", 2);
-			d[2] = hex[c >> 4];
-			d[3] = hex[c & 15];
-			b->len += 4;
-			i++;
-		} else if ((l = utf8_seq_len(s + i, n - i))) {
-			if (l == 2 && c == 0xc2 && s[i + 1] < 0xa0) {
-				/* C1 controls U+0080..U+009F */
-				memcpy(d, "\\u00", 4);
-				d[4] = hex[s[i + 1] >> 4];
-				d[5] = hex[s[i + 1] & 15];
-				b->len += 6;
-			} else {
-				memcpy(d, s + i, l);
-				b->len += l;
-			}
-			i += l;
-		} else {
-			memcpy(d, "\\x", 2);
-			d[2] = hex[c >> 4];
-			d[3] = hex[c & 15];
-			b->len += 4;
-			i++;
-		}
-	}
+	b->len += escape__mem(b->p + b->len, str, n, 0);
 }
 
 /* JSON string literal; invalid UTF-8 becomes U+FFFD. */

@@ -1,7 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Atomic output files: written under a temporary name in the destination
  * directory (mode 0640) and renamed into place only once complete, so a
- * reader never sees a partial file, even after a full disk or a signal. */
+ * reader never sees a partial file, even after a full disk or a signal.
+ *
+ * The output directory may be shared with the application, which can
+ * plant links, FIFOs and sockets in it: a target is never followed and
+ * never blocks the sidecar.
+ *   "-"                           stdout
+ *   /dev/stdout, /dev/stderr,     this process's descriptor, whatever it is
+ *   /dev/fd/N, /proc/self/fd/N    (a pipe: -o /dev/stdout | gzip); written
+ *                                 through a duplicate, never reopened
+ *   absent or a regular file      temporary file created O_EXCL|O_NOFOLLOW
+ *                                 next to it, renamed over it on commit
+ *                                 (a rename replaces a link, never follows it)
+ *   a character device            written in place (/dev/null)
+ *   anything else                 refused, with errno:
+ *     ELOOP            a symbolic link (not one of the aliases above)
+ *     EISDIR           a directory
+ *     ESPIPE           a FIFO
+ *     ESOCKTNOSUPPORT  a socket
+ *     EMEDIUMTYPE      a block device
+ * outfile__strerror() turns these into "is a FIFO, not a regular file".
+ * Directories along the path are the operator's and are followed; the
+ * directory is opened once and every later step is relative to it. */
 #ifndef SIDESCOPE_OUTFILE_H
 #define SIDESCOPE_OUTFILE_H
 
@@ -9,7 +30,7 @@
 
 struct outfile;
 
-/* Open PATH for writing; "-" means stdout. Return NULL with errno set. */
+/* Open PATH for writing as above. Return NULL with errno set. */
 struct outfile *outfile__open(const char *path);
 FILE *outfile__fp(struct outfile *o);
 const char *outfile__path(const struct outfile *o);
@@ -18,5 +39,10 @@ const char *outfile__path(const struct outfile *o);
 int outfile__commit(struct outfile *o);
 /* Discard what was written; frees o. Accepts NULL. */
 void outfile__abort(struct outfile *o);
+
+/* What ERR (an errno from outfile__open or outfile__commit, either sign)
+ * means for an output path, for "cannot write PATH: %s": the refusals above
+ * in words ("is a symbolic link; not following it"), else strerror(). */
+const char *outfile__strerror(int err);
 
 #endif

@@ -391,7 +391,7 @@ static int write_output(struct capture *c, const struct output *o)
 	of = outfile__open(o->path);
 	if (!of) {
 		err = -errno;
-		p_err("cannot write %s: %s", o->path, strerror(errno));
+		p_err("cannot write %s: %s", o->path, outfile__strerror(errno));
 		return err;
 	}
 	switch (o->fmt) {
@@ -421,7 +421,7 @@ static int write_output(struct capture *c, const struct output *o)
 	}
 	err = outfile__commit(of);
 	if (err)
-		p_err("cannot write %s: %s", o->path, strerror(-err));
+		p_err("cannot write %s: %s", o->path, outfile__strerror(err));
 	return err;
 }
 

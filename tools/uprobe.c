@@ -578,7 +578,7 @@ int cmd_uprobe(int argc, char **argv)
 			return usage_error("--replay takes its probes from the capture, not from arguments");
 		of = outfile__open(output);
 		if (!of) {
-			p_err("cannot open %s: %s", output, strerror(errno));
+			p_err("cannot write %s: %s", output, outfile__strerror(errno));
 			return 1;
 		}
 		err = replay(replay_path, of, s.json);
@@ -587,7 +587,7 @@ int cmd_uprobe(int argc, char **argv)
 			return err;
 		}
 		if (outfile__commit(of)) {
-			p_err("cannot write %s: %s", output, strerror(errno));
+			p_err("cannot write %s: %s", output, outfile__strerror(errno));
 			return 1;
 		}
 		return 0;
@@ -755,7 +755,7 @@ int cmd_uprobe(int argc, char **argv)
 
 	of = outfile__open(output);
 	if (!of) {
-		p_err("cannot open %s: %s", output, strerror(errno));
+		p_err("cannot write %s: %s", output, outfile__strerror(errno));
 		goto cleanup;
 	}
 	s.out = outfile__fp(of);
@@ -867,7 +867,7 @@ int cmd_uprobe(int argc, char **argv)
 	c = outfile__commit(of);
 	of = NULL;
 	if (c) {
-		p_err("cannot write %s: %s", output, strerror(-c));
+		p_err("cannot write %s: %s", output, outfile__strerror(c));
 		goto cleanup;
 	}
 	err = 0;

@@ -328,6 +328,8 @@ int outfile__commit(struct outfile *o)
 		if (!o->shared && fclose(o->fp) != 0 && !err)
 			err = errno ? -errno : -EIO;
 		outfile_free(o);
+		if (err)
+			errno = -err;
 		return err;
 	}
 	if (!err && fsync(fileno(o->fp)) < 0 && errno != EINVAL)
@@ -345,6 +347,8 @@ int outfile__commit(struct outfile *o)
 		 * is complete and in place whatever this says */
 		(void)fsync(o->dirfd);
 	outfile_free(o);
+	if (err)
+		errno = -err;
 	return err;
 }
 

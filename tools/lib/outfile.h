@@ -35,7 +35,8 @@ struct outfile *outfile__open(const char *path);
 FILE *outfile__fp(struct outfile *o);
 const char *outfile__path(const struct outfile *o);
 /* Flush, check for write errors, fsync and rename into place; frees o.
- * Return 0 or a negative errno (the temporary file is removed on error). */
+ * Return 0 or a negative errno, also left in errno (the temporary file is
+ * removed on error). */
 int outfile__commit(struct outfile *o);
 /* Discard what was written; frees o. Accepts NULL. */
 void outfile__abort(struct outfile *o);

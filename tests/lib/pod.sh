@@ -45,7 +45,7 @@ pod_start() {
 _POD_APP_INIT='
 	cg=$0
 	[ -z "$cg" ] || echo "$$" > "$cg/cgroup.procs" || exit 1
-	umount -l /run/sidescope || exit 1	# the sidecar's own volume
+	umount -l /run/sidescope || exit 1	# the volume of the sidecar alone
 	keep=""
 	for d in "$SIDESCOPE_SRC" "$SIDESCOPE_BUILD"; do
 		case "$d/" in /tmp/*) keep="$keep $d" ;; esac

@@ -26,6 +26,7 @@
 #include "commands.h"
 #include "log.h"
 #include "outfile.h"
+#include "perfmap.h"
 #include "privhint.h"
 #include "proc.h"
 #include "prof.h"
@@ -85,6 +86,8 @@ static void help(void)
 "      --kernel-only   kernel stacks only\n"
 "      --max-stacks N  distinct stacks held in the kernel between two drains\n"
 "                      (default 8192, about 1 KB of kernel memory each)\n"
+"      --max-perf-map SIZE  read at most SIZE of each perf map, its newest\n"
+"                      lines (default 256M; k, M, G suffixes)\n"
 "  -v, --verbose       debug messages, libbpf's included\n"
 "  -h, --help          print this help\n"
 "\n"
@@ -494,7 +497,8 @@ static const struct pe_resolver r2r_resolver = {
 
 int cmd_profile(int argc, char **argv)
 {
-	enum { OPT_CGROUP = 256, OPT_FORMAT, OPT_USER, OPT_KERNEL, OPT_MAX_STACKS };
+	enum { OPT_CGROUP = 256, OPT_FORMAT, OPT_USER, OPT_KERNEL, OPT_MAX_STACKS,
+	       OPT_MAX_PERF_MAP };
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "name", required_argument, NULL, 'n' },
@@ -507,6 +511,7 @@ int cmd_profile(int argc, char **argv)
 		{ "user-only", no_argument, NULL, OPT_USER },
 		{ "kernel-only", no_argument, NULL, OPT_KERNEL },
 		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
+		{ "max-perf-map", required_argument, NULL, OPT_MAX_PERF_MAP },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -593,6 +598,17 @@ int cmd_profile(int argc, char **argv)
 				goto cleanup;
 			}
 			break;
+		case OPT_MAX_PERF_MAP: {
+			uint64_t bytes;
+
+			if (parse_size(optarg, 1 << 20, 4ull << 30, &bytes)) {
+				ret = usage_error("invalid --max-perf-map '%s' (a size from 1M to 4G, "
+						  "e.g. 512M)", optarg);
+				goto cleanup;
+			}
+			perfmap__set_max((size_t)bytes);
+			break;
+		}
 		case 'v':
 			log_verbose = true;
 			break;

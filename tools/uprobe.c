@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "appfile.h"
 #include "commands.h"
 #include "r2r.h"
 #include "log.h"
@@ -107,7 +108,8 @@ static void help(void)
 struct session {
 	struct probe_spec *specs[UP_MAX_PROBES];
 	int nspecs;
-	char *hosts[UP_MAX_PROBES];	/* resolved file, host-visible */
+	char *hosts[UP_MAX_PROBES];	/* resolved file, as this process names it */
+	int fds[UP_MAX_PROBES];		/* that file, opened once (appfile) */
 	uint64_t offsets[UP_MAX_PROBES];
 	uint64_t printed[UP_MAX_PROBES];
 	uint64_t malformed;
@@ -407,6 +409,18 @@ static bool same_inode(const struct stat *a, const struct stat *b)
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+/* Whether PATH (resolved as uptarget__binary does) still names the file ST. */
+static bool same_file_at(const char *path, const struct stat *st)
+{
+	struct stat now;
+	int fd = appfile__open(path, 0, &now);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return same_inode(&now, st);
+}
+
 /* Warn once when a probed path names another file now; return true when a
  * probed file was modified in place (its probes no longer match its code). */
 static bool binaries_changed(struct watched *w, int n)
@@ -424,7 +438,7 @@ static bool binaries_changed(struct watched *w, int n)
 			p_warn("%s was modified in place while probed; stopping", w[i].name);
 			return true;
 		}
-		if (!w[i].replaced && (stat(w[i].path, &now) || !same_inode(&now, &w[i].st))) {
+		if (!w[i].replaced && !same_file_at(w[i].path, &w[i].st)) {
 			w[i].replaced = true;
 			p_warn("%s was replaced on disk; the probes stay on the original file "
 			       "(processes started from the new one are not traced)", w[i].name);
@@ -434,12 +448,12 @@ static bool binaries_changed(struct watched *w, int n)
 }
 
 static int attach_one(struct uprobe_bpf *skel, struct uplink **links, int *nlinks,
-		      pid_t pid, const char *host, uint64_t off, bool ret, uint64_t cookie,
-		      const char *label)
+		      pid_t pid, const char *path, const char *host, uint64_t off, bool ret,
+		      uint64_t cookie, const char *label)
 {
 	struct uplink *l;
 
-	l = uplink__attach(skel->progs.uprobe_hit, pid, host, off, ret, cookie);
+	l = uplink__attach(skel->progs.uprobe_hit, pid, path, off, ret, cookie);
 	if (!l) {
 		int err = errno;
 
@@ -520,6 +534,8 @@ int cmd_uprobe(int argc, char **argv)
 	/* first of all: a signal at any later moment ends the trace cleanly */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	for (i = 0; i < UP_MAX_PROBES; i++)
+		s.fds[i] = -1;
 
 	while ((c = getopt_long(argc, argv, "p:d:c:o:vh", opts, NULL)) != -1) {
 		switch (c) {
@@ -650,7 +666,8 @@ int cmd_uprobe(int argc, char **argv)
 		int r;
 
 		msg[0] = '\0';
-		r = uptarget__binary((pid_t)pid, ps->binary, host, sizeof(host), msg, sizeof(msg));
+		r = uptarget__binary((pid_t)pid, ps->binary, host, sizeof(host), &s.fds[i], msg,
+				     sizeof(msg));
 		if (r) {
 			p_err("%s", msg[0] ? msg : strerror(-r));
 			goto cleanup;
@@ -666,7 +683,8 @@ int cmd_uprobe(int argc, char **argv)
 		}
 		if (pid > 0)
 			snprintf(root, sizeof(root), "%s/%ld/root", proc__root(), pid);
-		r = uptarget__symbol(host, root, ps->symbol, &s.offsets[i], msg, sizeof(msg));
+		r = uptarget__symbol(s.fds[i], host, root, ps->symbol, &s.offsets[i], msg,
+				     sizeof(msg));
 		if (r) {
 			p_err("%s", msg);
 			goto cleanup;
@@ -728,25 +746,26 @@ int cmd_uprobe(int argc, char **argv)
 	}
 	for (i = 0; i < s.nspecs; i++) {
 		struct probe_spec *ps = s.specs[i];
+		char self[64];
 		int j;
 
 		/* the file as it is when attached: a later change is noticed */
 		for (j = 0; j < nwatched && strcmp(watched[j].path, s.hosts[i]); j++)
 			;
 		if (j == nwatched) {
-			watched[j] = (struct watched){ ps->binary, s.hosts[i], -1 };
-			watched[j].fd = open(s.hosts[i], O_RDONLY | O_CLOEXEC);
-			if (watched[j].fd >= 0 && fstat(watched[j].fd, &watched[j].st)) {
-				close(watched[j].fd);
+			watched[j] = (struct watched){ ps->binary, s.hosts[i], s.fds[i] };
+			if (fstat(watched[j].fd, &watched[j].st))
 				watched[j].fd = -1;
-			}
 			nwatched++;
 		}
-		if (attach_one(skel, links, &nlinks, (pid_t)pid, s.hosts[i], s.offsets[i],
+		/* the kernel follows /proc/self/fd/N to the very file opened and
+		 * checked, never a link the app has planted since */
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", s.fds[i]);
+		if (attach_one(skel, links, &nlinks, (pid_t)pid, self, s.hosts[i], s.offsets[i],
 			       ps->is_ret, (uint64_t)i, ps->label))
 			goto cleanup;
 		/* the other half of the pair for --latency */
-		if (latency && attach_one(skel, links, &nlinks, (pid_t)pid, s.hosts[i],
+		if (latency && attach_one(skel, links, &nlinks, (pid_t)pid, self, s.hosts[i],
 					  s.offsets[i], !ps->is_ret,
 					  (uint64_t)i | (ps->is_ret ? UP_COOKIE_LAT_ENTRY :
 							 UP_COOKIE_LAT_RET), ps->label))
@@ -878,14 +897,14 @@ cleanup:
 	ring_buffer__free(rb);
 	for (i = 0; i < nlinks; i++)
 		uplink__destroy(links[i]);
-	for (i = 0; i < nwatched; i++)
-		if (watched[i].fd >= 0)
-			close(watched[i].fd);
+	/* the watched descriptors are the probes' own: closed below */
 	uprobe_bpf__destroy(skel);
 	upfmt__free(s.fmt);
 	for (i = 0; i < s.nspecs; i++) {
 		probespec__free(s.specs[i]);
 		free(s.hosts[i]);
+		if (s.fds[i] >= 0)
+			close(s.fds[i]);
 	}
 	return err;
 }

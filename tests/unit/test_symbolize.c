@@ -71,6 +71,7 @@ static int build_fake_proc(void)
 	char out[16384];
 	size_t len = 0, n = 0;
 	ino_t ino, ino2;
+	struct stat dll;
 	ssize_t r;
 
 	snprintf(path, sizeof(path), "%s/%d/root/bin", dir, FAKE_PID);
@@ -85,6 +86,16 @@ static int build_fake_proc(void)
 	/* the same binary under another inode, like a library in two containers */
 	snprintf(path, sizeof(path), "%s/%d/root/bin/target2", dir, FAKE_PID);
 	if (copy_self(path, &ino2))
+		return -1;
+	/* a .NET assembly for the PE hook (its bytes are the resolver's business) */
+	snprintf(path, sizeof(path), "%s/%d/root/app", dir, FAKE_PID);
+	if (mkdir(path, 0755))
+		return -1;
+	snprintf(path, sizeof(path), "%d/root/app/Sample.App.dll", FAKE_PID);
+	if (write_text(path, "MZ", "w"))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%d/root/app/Sample.App.dll", dir, FAKE_PID);
+	if (stat(path, &dll))
 		return -1;
 	snprintf(path, sizeof(path), "%d/status", FAKE_PID);
 	snprintf(out, sizeof(out), "Name:\tfaketarget\nTgid:\t%d\nPid:\t%d\nPPid:\t1\n"
@@ -119,10 +130,11 @@ static int build_fake_proc(void)
 	n += snprintf(out + n, sizeof(out) - n,
 		      "this line is not a mapping\n"
 		      "%llx-%llx r-xp 00000000 00:00 0 \n"
-		      "%llx-%llx r-xp 00002000 00:99 424242 /app/Sample.App.dll\n"
+		      "%llx-%llx r-xp 00002000 00:99 %llu /app/Sample.App.dll\n"
 		      "%llx-%llx r-xp 00000000 00:00 0 [vdso]\n"
 		      "%llx-%llx r-xp 00000000 00:01 777 /memfd:doublemapper (deleted)\n",
 		      JIT_BASE, JIT_BASE + 0x10000, DLL_BASE, DLL_BASE + 0x10000,
+		      (unsigned long long)dll.st_ino,
 		      VDSO_BASE, VDSO_BASE + 0x2000, MEMFD_BASE, MEMFD_BASE + 0x10000);
 	snprintf(path, sizeof(path), "%d/maps", FAKE_PID);
 	if (write_text(path, out, "w"))
@@ -138,8 +150,16 @@ static uint64_t pe_last_offset;
 
 static void *fake_pe_open(const char *path)
 {
+	char target[PATH_MAX];
+	ssize_t n;
+
 	pe_opens++;
-	return strstr(path, "Sample.App.dll") || strstr(path, "map_files") ? (void *)1 : NULL;
+	/* the symbolizer hands over the file it opened: /proc/self/fd/N */
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return NULL;
+	target[n] = '\0';
+	return strstr(target, "Sample.App.dll") ? (void *)1 : NULL;
 }
 
 static int fake_pe_lookup(void *image, uint64_t off, char *name, size_t size)

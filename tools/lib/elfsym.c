@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* ELF function symbols through libelf. The symbols are copied out and the
  * file closed, so a loaded table holds no descriptor and survives the file
- * being replaced or deleted. */
+ * being replaced or deleted. The files are the application's: opened with
+ * appfile (no link out of its root, regular files only), read with pread
+ * (ELF_C_READ: a file truncated under us is a read error, not SIGBUS), and
+ * every size a header claims is checked against the file and a cap before
+ * anything is allocated for it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -13,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "appfile.h"
 #include "elfsym.h"
 #include "util.h"
 
@@ -40,7 +45,82 @@ struct sym_tmp {
 	int bind_rank;			/* global before weak before local */
 };
 
-static int read_build_id(Elf *elf, char *out, size_t outsz)
+/* Caps on what a hostile file can make us allocate: sections (a linked
+ * binary has tens, the ELF format allows 2^32), one section's data, and the
+ * string tables kept for the names. */
+#define ELF_MAX_SECTIONS	65536
+#define ELF_SECTION_MAX		(512ull << 20)
+#define ELF_NAMES_MAX		(512ull << 20)
+/* longer names are not demangled (the demangler's cost grows with them) */
+#define DEMANGLE_MAX		4096
+
+/* The data of SCN if its header fits the file (FSIZE bytes) and the cap. */
+static Elf_Data *section_data(Elf_Scn *scn, const GElf_Shdr *sh, uint64_t fsize)
+{
+	if (sh->sh_type == SHT_NOBITS || sh->sh_size > ELF_SECTION_MAX ||
+	    sh->sh_offset > fsize || sh->sh_size > fsize - sh->sh_offset)
+		return NULL;
+	return elf_getdata(scn, NULL);
+}
+
+static uint64_t rd(const unsigned char *p, int n, bool be)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v = be ? v << 8 | p[i] : v | (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* Check the section and program header tables an ELF header claims against
+ * the file's size before libelf allocates one record per claimed entry. */
+static int check_headers(int fd, uint64_t fsize)
+{
+	unsigned char h[64], sh0[64];
+	uint64_t shoff, phoff, shnum, phnum, shent, phent;
+	bool is64, be;
+
+	if (pread(fd, h, sizeof(h), 0) < 52 || memcmp(h, ELFMAG, SELFMAG) != 0)
+		return -ENOEXEC;
+	is64 = h[EI_CLASS] == ELFCLASS64;
+	be = h[EI_DATA] == ELFDATA2MSB;
+	if (is64) {
+		phoff = rd(h + 32, 8, be);
+		shoff = rd(h + 40, 8, be);
+		phent = rd(h + 54, 2, be);
+		phnum = rd(h + 56, 2, be);
+		shent = rd(h + 58, 2, be);
+		shnum = rd(h + 60, 2, be);
+	} else {
+		phoff = rd(h + 28, 4, be);
+		shoff = rd(h + 32, 4, be);
+		phent = rd(h + 42, 2, be);
+		phnum = rd(h + 44, 2, be);
+		shent = rd(h + 46, 2, be);
+		shnum = rd(h + 48, 2, be);
+	}
+	if (shoff && (shnum == 0 || phnum == 0xffff)) {
+		/* extended numbering: the counts are in section 0 */
+		if (shent < (is64 ? 64u : 40u) || shoff > fsize ||
+		    pread(fd, sh0, shent > sizeof(sh0) ? sizeof(sh0) : shent, (off_t)shoff) <
+		    (is64 ? 64 : 40))
+			return -ENOEXEC;
+		if (shnum == 0)
+			shnum = is64 ? rd(sh0 + 32, 8, be) : rd(sh0 + 20, 4, be);
+		if (phnum == 0xffff)
+			phnum = is64 ? rd(sh0 + 44, 4, be) : rd(sh0 + 28, 4, be);
+	}
+	if (shnum > ELF_MAX_SECTIONS || phnum > ELF_MAX_SECTIONS)
+		return -ENOEXEC;
+	if (shoff && (shoff > fsize || shnum * shent > fsize - shoff))
+		return -ENOEXEC;
+	if (phoff && (phoff > fsize || phnum * phent > fsize - phoff))
+		return -ENOEXEC;
+	return 0;
+}
+
+static int read_build_id(Elf *elf, uint64_t fsize, char *out, size_t outsz)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -53,7 +133,7 @@ static int read_build_id(Elf *elf, char *out, size_t outsz)
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
-		data = elf_getdata(scn, NULL);
+		data = section_data(scn, &sh, fsize);
 		if (!data)
 			continue;
 		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
@@ -75,13 +155,17 @@ static int read_build_id(Elf *elf, char *out, size_t outsz)
 }
 
 /* The name in .gnu_debuglink, or NULL. */
-static const char *read_debuglink(Elf *elf)
+static const char *read_debuglink(Elf *elf, uint64_t fsize)
 {
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn = NULL, *strs;
 	GElf_Shdr sh;
 	size_t shstrndx;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	/* elf_strptr reads the section names' table whole: check it first */
+	strs = elf_getscn(elf, shstrndx);
+	if (!strs || !gelf_getshdr(strs, &sh) || !section_data(strs, &sh, fsize))
 		return NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *name;
@@ -92,7 +176,7 @@ static const char *read_debuglink(Elf *elf)
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (!name || strcmp(name, ".gnu_debuglink"))
 			continue;
-		data = elf_getdata(scn, NULL);
+		data = section_data(scn, &sh, fsize);
 		if (!data || data->d_size < 2 || !memchr(data->d_buf, '\0', data->d_size))
 			return NULL;
 		return data->d_buf;
@@ -112,43 +196,63 @@ static int cmp_tmp(const void *a, const void *b)
 	return x->bind_rank - y->bind_rank;
 }
 
-/* Collect the function symbols of one symbol table section type. */
-static int collect(Elf *elf, Elf64_Word type, struct sym_tmp **out, size_t *nout,
-		   char **pool, size_t *pool_len)
+/* Collect the function symbols of one symbol table section type. Names
+ * point into copies of their string tables appended to *POOL: a table is
+ * copied once however many symbols share its strings. */
+static int collect(Elf *elf, uint64_t fsize, Elf64_Word type, struct sym_tmp **out,
+		   size_t *nout, char **pool, size_t *pool_len)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
-	size_t cap = 0, n = 0, plen = *pool_len, pcap = *pool_len;
+	size_t cap = 0, n = 0, plen = *pool_len;
 	struct sym_tmp *arr = NULL;
 	char *p = *pool;
 	int err = 0;
 
 	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *data;
-		size_t count, i;
+		Elf_Data *data, *strd;
+		Elf_Scn *strscn;
+		GElf_Shdr strsh;
+		size_t count, i, base, slen;
+		char *np;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || sh.sh_entsize == 0)
 			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
+		data = section_data(scn, &sh, fsize);
+		strscn = elf_getscn(elf, sh.sh_link);
+		if (!data || !strscn || !gelf_getshdr(strscn, &strsh) ||
+		    strsh.sh_type != SHT_STRTAB)
 			continue;
+		strd = section_data(strscn, &strsh, fsize);
+		if (!strd || !strd->d_buf || strd->d_size == 0)
+			continue;
+		slen = strd->d_size;
+		if (plen + slen + 1 > ELF_NAMES_MAX) {
+			err = -EFBIG;
+			goto cleanup;
+		}
+		np = realloc(p, plen + slen + 1);
+		if (!np) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		p = np;
+		base = plen;
+		memcpy(p + base, strd->d_buf, slen);
+		/* a table that does not end in NUL ends here */
+		p[base + slen] = '\0';
+		plen += slen + 1;
 		count = data->d_size / sh.sh_entsize;
 		for (i = 0; i < count; i++) {
 			GElf_Sym sym;
-			const char *name;
-			size_t len;
 			int st;
 
 			if (!gelf_getsym(data, (int)i, &sym))
 				continue;
 			st = GELF_ST_TYPE(sym.st_info);
 			if ((st != STT_FUNC && st != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
-			    sym.st_value == 0)
+			    sym.st_value == 0 || sym.st_name >= slen || p[base + sym.st_name] == '\0')
 				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name || !*name)
-				continue;
-			len = strlen(name) + 1;
 			if (n == cap) {
 				struct sym_tmp *tmp;
 
@@ -160,24 +264,11 @@ static int collect(Elf *elf, Elf64_Word type, struct sym_tmp **out, size_t *nout
 				}
 				arr = tmp;
 			}
-			if (plen + len > pcap) {
-				char *tmp;
-
-				pcap = (plen + len) * 2;
-				tmp = realloc(p, pcap);
-				if (!tmp) {
-					err = -ENOMEM;
-					goto cleanup;
-				}
-				p = tmp;
-			}
-			memcpy(p + plen, name, len);
 			arr[n].addr = sym.st_value;
 			arr[n].size = sym.st_size;
-			arr[n].name_off = plen;
+			arr[n].name_off = base + sym.st_name;
 			arr[n].bind_rank = GELF_ST_BIND(sym.st_info) == STB_GLOBAL ? 0 :
 					   GELF_ST_BIND(sym.st_info) == STB_WEAK ? 1 : 2;
-			plen += len;
 			n++;
 		}
 	}
@@ -193,39 +284,59 @@ cleanup:
 	return 0;
 }
 
-static Elf *open_elf(const char *path, int *fd)
+/* libelf over FD (not mapped), after check_headers. *FSIZE gets the size. */
+static Elf *begin_elf(int fd, uint64_t *fsize)
 {
+	struct stat st;
 	Elf *elf;
 
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || check_headers(fd, (uint64_t)st.st_size)) {
+		errno = ENOEXEC;
 		return NULL;
-	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	}
+	*fsize = (uint64_t)st.st_size;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) == ELFCLASSNONE) {
 		if (elf)
 			elf_end(elf);
-		close(*fd);
-		*fd = -1;
 		errno = ENOEXEC;
 		return NULL;
 	}
 	return elf;
 }
 
+static Elf *open_elf(const char *path, int *fd, uint64_t *fsize)
+{
+	Elf *elf;
+
+	*fd = appfile__open(path, 0, NULL);
+	if (*fd < 0) {
+		errno = -*fd;
+		return NULL;
+	}
+	elf = begin_elf(*fd, fsize);
+	if (!elf) {
+		close(*fd);
+		*fd = -1;
+		errno = ENOEXEC;
+	}
+	return elf;
+}
+
 /* Load symbols from ELF into s (replacing any). */
-static int load_symbols(struct elf_syms *s, Elf *elf)
+static int load_symbols(struct elf_syms *s, Elf *elf, uint64_t fsize)
 {
 	struct sym_tmp *tmp = NULL;
 	char *pool = NULL;
 	size_t n = 0, pool_len = 0, i, k;
 	int err;
 
-	err = collect(elf, SHT_SYMTAB, &tmp, &n, &pool, &pool_len);
+	err = collect(elf, fsize, SHT_SYMTAB, &tmp, &n, &pool, &pool_len);
 	s->have_symtab = !err && n > 0;
 	if (!err && n == 0) {
 		free(tmp);
 		tmp = NULL;
-		err = collect(elf, SHT_DYNSYM, &tmp, &n, &pool, &pool_len);
+		err = collect(elf, fsize, SHT_DYNSYM, &tmp, &n, &pool, &pool_len);
 	}
 	if (err)
 		goto fail;
@@ -287,16 +398,18 @@ static int load_segments(struct elf_syms *s, Elf *elf)
 static int try_debug_file(struct elf_syms *s, const char *path)
 {
 	char id[sizeof(s->build_id)];
+	uint64_t fsize;
 	Elf *elf;
 	int fd, err = -ENOENT;
 
-	elf = open_elf(path, &fd);
+	elf = open_elf(path, &fd, &fsize);
 	if (!elf)
 		return -errno;
 	/* a debug file for another build would name the wrong functions */
-	if (s->build_id[0] && (read_build_id(elf, id, sizeof(id)) || strcmp(id, s->build_id)))
+	if (s->build_id[0] &&
+	    (read_build_id(elf, fsize, id, sizeof(id)) || strcmp(id, s->build_id)))
 		goto cleanup;
-	err = load_symbols(s, elf);
+	err = load_symbols(s, elf, fsize);
 	if (!err && s->n == 0)
 		err = -ENOENT;
 cleanup:
@@ -334,20 +447,21 @@ static void find_debug_symbols(struct elf_syms *s, const char *path, const char 
 	try_debug_file(s, buf);
 }
 
-struct elf_syms *elfsym__load(const char *path, const char *debug_root)
+struct elf_syms *elfsym__load_fd(int fd, const char *path, const char *debug_root)
 {
-	struct elf_syms *s;
+	struct elf_syms *s = NULL;
 	const char *link;
 	char *debuglink = NULL;
+	uint64_t fsize;
 	GElf_Ehdr eh;
 	Elf *elf;
-	int fd, err;
+	int err;
 
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		errno = ENOSYS;
 		return NULL;
 	}
-	elf = open_elf(path, &fd);
+	elf = begin_elf(fd, &fsize);
 	if (!elf)
 		return NULL;
 	s = calloc(1, sizeof(*s));
@@ -363,17 +477,16 @@ struct elf_syms *elfsym__load(const char *path, const char *debug_root)
 	err = load_segments(s, elf);
 	if (err)
 		goto fail;
-	read_build_id(elf, s->build_id, sizeof(s->build_id));
-	err = load_symbols(s, elf);
+	read_build_id(elf, fsize, s->build_id, sizeof(s->build_id));
+	err = load_symbols(s, elf, fsize);
 	if (err)
 		goto fail;
-	link = read_debuglink(elf);
+	link = read_debuglink(elf, fsize);
 	if (link && !(debuglink = strdup(link))) {
 		err = -ENOMEM;
 		goto fail;
 	}
 	elf_end(elf);
-	close(fd);
 	elf = NULL;
 	/* stripped (no .symtab): a separate debug file has the full table */
 	if (!s->have_symtab)
@@ -381,14 +494,29 @@ struct elf_syms *elfsym__load(const char *path, const char *debug_root)
 	free(debuglink);
 	return s;
 fail:
-	if (elf) {
+	if (elf)
 		elf_end(elf);
-		close(fd);
-	}
 	free(debuglink);
 	elfsym__free(s);
 	errno = -err;
 	return NULL;
+}
+
+struct elf_syms *elfsym__load(const char *path, const char *debug_root)
+{
+	struct elf_syms *s;
+	int fd = appfile__open(path, 0, NULL), err;
+
+	if (fd < 0) {
+		/* a path that is not a file is not an ELF file */
+		errno = fd == -APPFILE_ENOTREG ? ENOEXEC : -fd;
+		return NULL;
+	}
+	s = elfsym__load_fd(fd, path, debug_root);
+	err = errno;
+	close(fd);
+	errno = err;
+	return s;
 }
 
 void elfsym__free(struct elf_syms *s)
@@ -479,7 +607,7 @@ char *elfsym__demangle(const char *name)
 	int status = 0;
 	char *d;
 
-	if (strncmp(name, "_Z", 2) != 0)
+	if (strncmp(name, "_Z", 2) != 0 || strnlen(name, DEMANGLE_MAX + 1) > DEMANGLE_MAX)
 		return NULL;
 	d = __cxa_demangle(name, NULL, NULL, &status);
 	if (status != 0) {

@@ -23,6 +23,9 @@ struct elf_sym_info {
  * DEBUG_ROOT/usr/lib/debug, DEBUG_ROOT being "" or e.g. "/proc/PID/root").
  * Return NULL with errno set: ENOENT, EACCES, ENOEXEC (not ELF or corrupt). */
 struct elf_syms *elfsym__load(const char *path, const char *debug_root);
+/* The same over FD, a regular file the caller opened (with appfile); PATH
+ * names it, for the debug-file lookups beside it. FD stays open. */
+struct elf_syms *elfsym__load_fd(int fd, const char *path, const char *debug_root);
 void elfsym__free(struct elf_syms *s);
 
 /* Build id as lowercase hex ("" when the file has none). */

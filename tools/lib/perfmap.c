@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "appfile.h"
 #include "perfmap.h"
 #include "util.h"
 
@@ -27,6 +28,7 @@ struct perfmap {
 	uint64_t *max_end;	/* max_end[i] = max(e[0..i].end) */
 	size_t n;
 	size_t bad;
+	size_t skipped;		/* bytes at the start left out (over the cap) */
 };
 
 static int hexval(int c)
@@ -151,27 +153,46 @@ nomem:
 	return NULL;
 }
 
-/* Read what FD holds from offset 0 into a malloc'd buffer (NUL at *LEN). */
-static int read_all(int fd, size_t hint, char **out, size_t *out_len)
+static size_t max_bytes = PERFMAP_DEFAULT_MAX;
+
+void perfmap__set_max(size_t max)
+{
+	max_bytes = max ? max : PERFMAP_DEFAULT_MAX;
+}
+
+size_t perfmap__max(void)
+{
+	return max_bytes;
+}
+
+/* Read at most MAX bytes of FD from offset FROM into a malloc'd buffer (NUL
+ * at *LEN): a file that grows while we read ends at MAX. */
+static int read_range(int fd, off_t from, size_t hint, size_t max, char **out, size_t *out_len)
 {
 	size_t len = 0, cap = hint ? hint + 4096 : 65536;
 	char *buf, *nb;
 	ssize_t r;
 
+	if (cap > max)
+		cap = max;
 	buf = malloc(cap + 1);
 	if (!buf)
 		return -ENOMEM;
 	for (;;) {
 		if (len == cap) {
-			nb = realloc(buf, cap * 2 + 1);
+			size_t ncap = cap * 2 > max ? max : cap * 2;
+
+			if (ncap == cap)
+				break;
+			nb = realloc(buf, ncap + 1);
 			if (!nb) {
 				free(buf);
 				return -ENOMEM;
 			}
 			buf = nb;
-			cap *= 2;
+			cap = ncap;
 		}
-		r = pread(fd, buf + len, cap - len, (off_t)len);
+		r = pread(fd, buf + len, cap - len, from + (off_t)len);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -190,51 +211,37 @@ static int read_all(int fd, size_t hint, char **out, size_t *out_len)
 	return 0;
 }
 
-struct perfmap *perfmap__load(const char *path)
-{
-	struct stat sb;
-	char *buf = NULL;
-	size_t len = 0;
-	int fd, err;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	/* one allocation of the file's size (maps reach tens of MB); the
-	 * file may still grow while we read it */
-	err = read_all(fd, fstat(fd, &sb) == 0 && sb.st_size > 0 ? (size_t)sb.st_size : 0,
-		       &buf, &len);
-	close(fd);
-	if (err) {
-		errno = -err;
-		return NULL;
-	}
-	return perfmap__parse(buf, len);
-}
-
 static bool same_version(const struct stat *a, const struct stat *b)
 {
 	return a->st_ino == b->st_ino && a->st_dev == b->st_dev && a->st_size == b->st_size &&
 	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
-struct perfmap *perfmap__load_live(const char *path, struct stat *version)
+/* Read FD (a regular file, see appfile.h): all of it, or its newest
+ * max_bytes from the first whole line on (later lines win, so the end of a
+ * map is what matters). LIVE: a writer may be at work, so a read that the
+ * file changed under is retried and a last line without its newline is
+ * left out. */
+static struct perfmap *load_fd(int fd, bool live, struct stat *version)
 {
 	struct stat before, after;
+	struct perfmap *pm;
 	char *buf = NULL;
-	size_t len = 0;
-	int fd, err = -EAGAIN, tries;
+	size_t len = 0, skip = 0;
+	off_t from = 0;
+	int err = -EAGAIN, tries;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	for (tries = 0; tries < 4; tries++) {
+	for (tries = 0; tries < (live ? 4 : 1); tries++) {
 		if (fstat(fd, &before)) {
 			err = -errno;
 			break;
 		}
-		err = read_all(fd, before.st_size > 0 ? (size_t)before.st_size : 0, &buf, &len);
+		from = before.st_size > (off_t)max_bytes ? before.st_size - (off_t)max_bytes : 0;
+		err = read_range(fd, from, before.st_size > 0 ? (size_t)(before.st_size - from) : 0,
+				 max_bytes, &buf, &len);
 		if (err)
+			break;
+		if (!live)
 			break;
 		if (fstat(fd, &after)) {
 			err = -errno;
@@ -242,27 +249,94 @@ struct perfmap *perfmap__load_live(const char *path, struct stat *version)
 		}
 		/* a writer that truncated or rewrote the file while we read
 		 * would leave lines spliced from two versions: read again */
-		if (same_version(&before, &after) && (off_t)len == after.st_size) {
-			err = 0;
+		if (same_version(&before, &after) && from + (off_t)len == after.st_size)
 			break;
-		}
 		free(buf);
 		buf = NULL;
 		err = -EAGAIN;
 	}
-	close(fd);
 	if (err) {
 		free(buf);
 		errno = -err;
 		return NULL;
 	}
+	if (from > 0) {
+		/* the cut fell inside a line: start at the next one */
+		char *nl = memchr(buf, '\n', len);
+
+		skip = nl ? (size_t)(nl + 1 - buf) : len;
+		memmove(buf, buf + skip, len - skip + 1);
+		len -= skip;
+	}
 	/* a last line without its newline is still being written */
-	while (len && buf[len - 1] != '\n')
-		len--;
+	if (live)
+		while (len && buf[len - 1] != '\n')
+			len--;
 	buf[len] = '\0';
+	{
+		/* an entry costs 32 bytes however short its line: at most
+		 * max_bytes / 32 of them, the newest */
+		size_t keep = max_bytes / 32, lines = 0, at = 0;
+		char *p = buf, *nl;
+
+		while ((nl = memchr(p, '\n', len - (size_t)(p - buf)))) {
+			lines++;
+			p = nl + 1;
+		}
+		for (p = buf; lines > keep && (nl = memchr(p, '\n', len - (size_t)(p - buf))); lines--)
+			p = nl + 1;
+		at = (size_t)(p - buf);
+		if (at) {
+			memmove(buf, buf + at, len - at + 1);
+			skip += at;
+			len -= at;
+		}
+	}
 	if (version)
-		*version = after;
-	return perfmap__parse(buf, len);
+		*version = live ? after : before;
+	pm = perfmap__parse(buf, len);
+	if (pm)
+		pm->skipped = (size_t)from + skip;
+	return pm;
+}
+
+static struct perfmap *load_path(const char *path, bool live, struct stat *version)
+{
+	struct perfmap *pm;
+	int fd = appfile__open(path, 0, NULL);
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	pm = load_fd(fd, live, version);
+	{
+		int err = errno;
+
+		close(fd);
+		errno = err;
+	}
+	return pm;
+}
+
+struct perfmap *perfmap__load(const char *path)
+{
+	return load_path(path, false, NULL);
+}
+
+struct perfmap *perfmap__load_live(const char *path, struct stat *version)
+{
+	return load_path(path, true, version);
+}
+
+struct perfmap *perfmap__load_live_fd(int fd, struct stat *version)
+{
+	return load_fd(fd, true, version);
+}
+
+size_t perfmap__skipped(const struct perfmap *pm)
+{
+	return pm ? pm->skipped : 0;
 }
 
 void perfmap__free(struct perfmap *pm)

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "appfile.h"
 #include "proc.h"
 #include "util.h"
 
@@ -31,12 +33,35 @@ static int proc_path(char *buf, size_t size, pid_t pid, const char *file)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-static int read_proc_file(pid_t pid, const char *file, char **buf, size_t *len)
+/* Bounds on what one /proc file of another process may cost us: the
+ * process chooses its command line, its mappings' names and their number. */
+#define PROC_FILE_MAX	(1u << 20)
+#define PROC_MAPS_MAX	(64u << 20)
+
+/* Read /proc/PID/FILE, at most MAX bytes: the first MAX with TRUNCATED
+ * (which then reports whether it was cut), else -EFBIG past MAX. */
+static int read_proc_file_max(pid_t pid, const char *file, size_t max, char **buf,
+			      size_t *len, bool *truncated)
 {
 	char path[PATH_MAX];
-	int err = proc_path(path, sizeof(path), pid, file);
+	int err = proc_path(path, sizeof(path), pid, file), fd;
 
-	return err ? err : read_file(path, buf, len, 0);
+	*buf = NULL;
+	if (err)
+		return err;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = appfile__read(fd, max, truncated != NULL, buf, len, truncated);
+	close(fd);
+	return err;
+}
+
+static int read_proc_file(pid_t pid, const char *file, char **buf, size_t *len)
+{
+	bool cut;
+
+	return read_proc_file_max(pid, file, PROC_FILE_MAX, buf, len, &cut);
 }
 
 /* Last whitespace-separated number on a "Key:\tA\tB\tC" line. */
@@ -494,11 +519,18 @@ struct proc_maps *proc_maps__load(pid_t pid)
 	char *buf;
 	size_t len;
 	int err;
+	bool cut;
 
-	err = read_proc_file(pid, "maps", &buf, &len);
+	err = read_proc_file_max(pid, "maps", PROC_MAPS_MAX, &buf, &len, &cut);
 	if (err) {
 		errno = -err;
 		return NULL;
+	}
+	if (cut) {
+		/* a process with more mappings than any real one: keep the
+		 * whole lines that fit, and say they are not all */
+		while (len && buf[len - 1] != '\n')
+			len--;
 	}
 	err = proc_maps__parse(buf, len, &m);
 	free(buf);
@@ -506,6 +538,7 @@ struct proc_maps *proc_maps__load(pid_t pid)
 		errno = -err;
 		return NULL;
 	}
+	m->truncated = cut;
 	return m;
 }
 
@@ -586,19 +619,34 @@ const char *proc__runtime_name(enum proc_runtime rt)
 	}
 }
 
+int proc__perfmap_open(pid_t pid, pid_t nstgid, char *buf, size_t size, struct stat *st)
+{
+	int fd;
+
+	/* the process's own /tmp, resolved inside its root */
+	snprintf(buf, size, "%s/%d/root/tmp/perf-%d.map", root, (int)pid, (int)nstgid);
+	fd = appfile__open(buf, 0, st);
+	if (fd >= 0 || fd == -APPFILE_ENOTREG)
+		return fd;
+	/* the pod shares /tmp as an emptyDir: the name uses the app's PID;
+	 * nothing in a shared directory is followed */
+	snprintf(buf, size, "/tmp/perf-%d.map", (int)nstgid);
+	fd = appfile__open(buf, APPFILE_NOFOLLOW, st);
+	if (fd < 0)
+		buf[0] = '\0';
+	return fd;
+}
+
 int proc__perfmap_path(pid_t pid, pid_t nstgid, char *buf, size_t size)
 {
-	struct stat sb;
+	int fd = proc__perfmap_open(pid, nstgid, buf, size, NULL);
 
-	snprintf(buf, size, "%s/%d/root/tmp/perf-%d.map", root, (int)pid, (int)nstgid);
-	if (stat(buf, &sb) == 0 && S_ISREG(sb.st_mode))
-		return 0;
-	/* the pod shares /tmp as an emptyDir: the name uses the app's PID */
-	snprintf(buf, size, "/tmp/perf-%d.map", (int)nstgid);
-	if (stat(buf, &sb) == 0 && S_ISREG(sb.st_mode))
-		return 0;
-	buf[0] = '\0';
-	return -ENOENT;
+	if (fd < 0) {
+		buf[0] = '\0';
+		return -ENOENT;
+	}
+	close(fd);
+	return 0;
 }
 
 static bool base_matches(const char *path, size_t len, const char *name)

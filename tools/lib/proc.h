@@ -67,6 +67,7 @@ struct proc_maps {
 	struct proc_map *maps;	/* sorted by start */
 	size_t n;
 	size_t bad_lines;	/* lines that could not be parsed, skipped */
+	bool truncated;		/* the file was longer than we read (64 MiB) */
 };
 
 /* Parse the text of /proc/PID/maps. Return 0 or a negative errno. */
@@ -88,9 +89,13 @@ enum proc_runtime {
 enum proc_runtime proc__detect_runtime(const struct proc_maps *m, const char *exe);
 const char *proc__runtime_name(enum proc_runtime rt);
 
-/* Find the perf map of PID whose PID in its own namespace is NSTGID: the
- * process's own /tmp (through /proc/PID/root), then the shared /tmp.
- * Return 0 with the path in buf, or -ENOENT. */
+/* Open the perf map of PID whose PID in its own namespace is NSTGID: the
+ * process's own /tmp (resolved inside its root), then the shared /tmp (no
+ * link followed), with appfile__open. Return the descriptor with the path in
+ * BUF and its fstat in ST (if not NULL), or a negative errno (BUF ""). */
+struct stat;
+int proc__perfmap_open(pid_t pid, pid_t nstgid, char *buf, size_t size, struct stat *st);
+/* The same, for a listing: 0 with the path in BUF, or -ENOENT. */
 int proc__perfmap_path(pid_t pid, pid_t nstgid, char *buf, size_t size);
 
 /* Whether the process matches NAME: its comm, or the base name of its

@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "appfile.h"
 #include "log.h"
 #include "r2r.h"
 #include "util.h"
@@ -71,6 +71,7 @@ struct r2r_image {
 	/* code */
 	uint64_t rf_off;
 	uint32_t nrf, rf_entry;
+	uint32_t *rf_b, *rf_e;	/* begin and end RVA of each runtime function */
 	uint32_t *rf_owner;	/* runtime function -> index in meths */
 	struct meth *meths;
 	size_t nmeths;
@@ -164,6 +165,8 @@ int r2r__rva_from_file_offset(const struct r2r_image *img, uint64_t off, uint32_
 
 /* ---- string arena ------------------------------------------------------ */
 
+#define R2R_ARENA_MAX	(256ull << 20)
+
 struct sbuf {
 	char buf[1024];
 	size_t len;
@@ -194,8 +197,13 @@ static int arena_add(struct r2r_image *img, const char *s, size_t n, uint32_t *o
 
 		while (cap < img->arena_len + n + 1)
 			cap *= 2;
-		if (cap > UINT32_MAX)
-			return -ENOMEM;
+		/* the names of every method of a real assembly take a few MiB;
+		 * a hostile one must not make us hold gigabytes */
+		if (cap > R2R_ARENA_MAX) {
+			set_error("more method names than %u MiB: not a real assembly",
+				  (unsigned)(R2R_ARENA_MAX >> 20));
+			return -EFBIG;
+		}
 		p = realloc(img->arena, cap);
 		if (!p)
 			return -ENOMEM;
@@ -1260,17 +1268,33 @@ static int cmp_meth(const void *a, const void *b)
 	return x->token < y->token ? -1 : x->token > y->token;
 }
 
+/* The runtime functions' ranges, copied out of the file: lookups need no
+ * file data (r2r__release_file). */
+static int load_runtime_functions(struct r2r_image *img)
+{
+	img->rf_b = malloc((img->nrf ? img->nrf : 1) * sizeof(uint32_t));
+	img->rf_e = malloc((img->nrf ? img->nrf : 1) * sizeof(uint32_t));
+	if (!img->rf_b || !img->rf_e)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < img->nrf; i++)
+		img->rf_b[i] = rd32(img->data + img->rf_off + (uint64_t)i * img->rf_entry);
+	for (uint32_t i = 0; i < img->nrf; i++) {
+		if (img->rf_entry == 12)
+			img->rf_e[i] = rd32(img->data + img->rf_off + (uint64_t)i * 12 + 4);
+		else	/* no end address (arm64): up to the next function */
+			img->rf_e[i] = i + 1 < img->nrf ? img->rf_b[i + 1] : img->rf_b[i] + 4;
+	}
+	return 0;
+}
+
 static uint32_t rf_begin(const struct r2r_image *img, uint32_t i)
 {
-	return rd32(img->data + img->rf_off + (uint64_t)i * img->rf_entry);
+	return img->rf_b[i];
 }
 
 static uint32_t rf_end(const struct r2r_image *img, uint32_t i)
 {
-	if (img->rf_entry == 12)
-		return rd32(img->data + img->rf_off + (uint64_t)i * 12 + 4);
-	/* no end address (arm64): up to the next function */
-	return i + 1 < img->nrf ? rf_begin(img, i + 1) : rf_begin(img, i) + 4;
+	return img->rf_e[i];
 }
 
 /* Every runtime function belongs to the nearest method entry at or before
@@ -1371,6 +1395,8 @@ static int parse_r2r(struct r2r_image *img, uint32_t hdr_rva, uint32_t hdr_size)
 		return -ENOEXEC;
 	}
 	img->nrf = rf_size / img->rf_entry;
+	if (load_runtime_functions(img))
+		return -ENOMEM;
 	for (uint32_t i = 1; i < img->nrf; i++) {
 		if (rf_begin(img, i) < rf_begin(img, i - 1)) {
 			set_error("corrupt ReadyToRun image: runtime functions not sorted");
@@ -1427,7 +1453,6 @@ struct r2r_image *r2r__open(const char *path)
 	uint64_t cli;
 	struct stat st;
 	int fd = -1, err;
-	void *map;
 
 	last_error[0] = '\0';
 	img = calloc(1, sizeof(*img));
@@ -1436,15 +1461,13 @@ struct r2r_image *r2r__open(const char *path)
 		set_error("out of memory");
 		goto cleanup;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		err = -errno;
-		set_error("cannot open %s: %s", path, strerror(errno));
-		goto cleanup;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err = -ENOEXEC;
-		set_error("not a PE file: %s is not a regular file", path);
+	/* the app's file: opened safely, read (not mapped: truncating it
+	 * must not raise SIGBUS here), bounded */
+	fd = appfile__open(path, 0, &st);
+	if (fd < 0) {
+		err = fd == -APPFILE_ENOTREG ? -ENOEXEC : fd;
+		set_error("cannot open %s: %s", path, appfile__strerror(fd));
+		fd = -1;
 		goto cleanup;
 	}
 	if (st.st_size == 0) {
@@ -1452,14 +1475,21 @@ struct r2r_image *r2r__open(const char *path)
 		set_error("not a PE file: empty file");
 		goto cleanup;
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		err = -errno;
-		set_error("cannot map %s: %s", path, strerror(errno));
-		goto cleanup;
+	{
+		char *buf;
+		size_t len;
+
+		err = appfile__read(fd, R2R_FILE_MAX, false, &buf, &len, NULL);
+		if (err) {
+			set_error("cannot read %s: %s", path, err == -EFBIG ?
+				  "larger than " R2R_FILE_MAX_TEXT : appfile__strerror(err));
+			if (err == -EFBIG)
+				err = -ENOEXEC;
+			goto cleanup;
+		}
+		img->data = (const uint8_t *)buf;
+		img->size = len;
 	}
-	img->data = map;
-	img->size = (size_t)st.st_size;
 
 	err = parse_pe(img, &cli_rva, &cli_size);
 	if (err)
@@ -1515,8 +1545,9 @@ void r2r__free(struct r2r_image *img)
 {
 	if (!img)
 		return;
-	if (img->data)
-		munmap((void *)img->data, img->size);
+	free((void *)img->data);
+	free(img->rf_b);
+	free(img->rf_e);
 	free(img->sec);
 	free(img->method_owner);
 	free(img->enclosing);
@@ -1799,12 +1830,21 @@ found:
 	return e->img;
 }
 
+void r2r__release_file(struct r2r_image *img)
+{
+	free((void *)img->data);
+	img->data = NULL;
+	img->size = 0;
+}
+
 void *r2r__pe_open(const char *path)
 {
 	struct r2r_image *img = r2r__open(path);
 
 	if (!img)
 		p_debug("no ReadyToRun names for %s: %s", path, r2r__error());
+	else
+		r2r__release_file(img);	/* names by offset need no file data */
 	return img;
 }
 

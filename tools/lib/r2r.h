@@ -38,10 +38,19 @@ struct r2r_method_info {
 	bool is_static;		/* false: arg1 is 'this' (or unknown token) */
 };
 
-/* Open and index PATH. Return NULL with errno set: ENOENT/EACCES (open),
- * ENOEXEC (not PE, not .NET, corrupt, IL only, composite component),
- * ENOMEM; r2r__error() says why in one line. */
+/* Open and index PATH (opened with appfile__open and read into memory, at
+ * most R2R_FILE_MAX bytes: the app's file is never mapped, so truncating it
+ * cannot raise SIGBUS here). Return NULL with errno set: ENOENT/EACCES
+ * (open), ENOEXEC (not a regular file, not PE, not .NET, corrupt, too
+ * large, IL only, composite component), ENOMEM; r2r__error() says why in
+ * one line. */
+#define R2R_FILE_MAX (1ull << 30)
+#define R2R_FILE_MAX_TEXT "1 GiB"
 struct r2r_image *r2r__open(const char *path);
+/* Drop the file's bytes once indexed: lookups by RVA or file offset and
+ * r2r__method_at keep working; metadata queries (r2r__in_metadata, a
+ * method's static flag) do not. */
+void r2r__release_file(struct r2r_image *img);
 void r2r__free(struct r2r_image *img);
 
 /* The reason of this thread's last r2r__open failure ("" if none). */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "appfile.h"
 #include "elfsym.h"
 #include "kallsyms.h"
 #include "log.h"
@@ -42,6 +43,8 @@ struct sym_proc {
 	char perfmap_path[PATH_MAX];
 	struct stat perfmap_version;	/* of the file perfmap was read from */
 	bool perfmap_tried;
+	bool perfmap_refused;	/* a FIFO, device...: said once */
+	bool perfmap_capped;	/* over perfmap__max(): said once */
 	uint64_t used;		/* sweep count when last watched or looked up */
 	uint64_t gone;		/* sweep count when first seen gone, 0: alive */
 };
@@ -218,19 +221,35 @@ static void refresh_perfmap(struct symbolizer *sz, struct sym_proc *p)
 	char path[PATH_MAX];
 	struct perfmap *pm;
 	struct stat sb;
+	int fd;
 
-	if (proc__perfmap_path(p->pid, p->nstgid, path, sizeof(path)))
+	fd = proc__perfmap_open(p->pid, p->nstgid, path, sizeof(path), &sb);
+	if (fd < 0) {
+		if (fd == -APPFILE_ENOTREG && !p->perfmap_refused) {
+			p->perfmap_refused = true;
+			p_warn("pid %d: perf map %s is not a regular file; ignored", (int)p->pid, path);
+		}
 		return;
-	if (stat(path, &sb))
-		return;
+	}
 	if (p->perfmap && strcmp(path, p->perfmap_path) == 0 && sb.st_ino == v->st_ino &&
 	    sb.st_dev == v->st_dev && sb.st_size == v->st_size &&
-	    sb.st_mtim.tv_sec == v->st_mtim.tv_sec && sb.st_mtim.tv_nsec == v->st_mtim.tv_nsec)
+	    sb.st_mtim.tv_sec == v->st_mtim.tv_sec && sb.st_mtim.tv_nsec == v->st_mtim.tv_nsec) {
+		close(fd);
 		return;
-	pm = perfmap__load_live(path, &sb);
+	}
+	pm = perfmap__load_live_fd(fd, &sb);
 	if (!pm) {
 		p_debug("cannot read perf map %s: %s", path, strerror(errno));
+		close(fd);
 		return;
+	}
+	close(fd);
+	if (perfmap__skipped(pm) && !p->perfmap_capped) {
+		p->perfmap_capped = true;
+		sz->st.perfmap_capped++;
+		p_warn("pid %d: perf map %s holds more than %zu MiB; its oldest %zu MiB are left "
+		       "out (--max-perf-map raises the limit)", (int)p->pid, path,
+		       perfmap__max() >> 20, (perfmap__skipped(pm) + (1u << 20) - 1) >> 20);
 	}
 	if (p->perfmap) {
 		sz->st.perfmap_reloads++;
@@ -345,6 +364,7 @@ static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size
 	struct sym_file *f = NULL, **n;
 	struct stat sb;
 	size_t i, len;
+	int fd;
 
 	if (p->files[idx])
 		return p->files[idx];
@@ -374,27 +394,46 @@ static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size
 	f->build_id = "";
 	p->files[idx] = f;
 
-	/* the process's own view of the file, if it is still the same file;
-	 * else the mapping itself (deleted or replaced files) */
+	/* the process's own view of the file (resolved inside its root), if
+	 * it is still the same file; else the mapping itself (deleted or
+	 * replaced files) */
 	snprintf(path, sizeof(path), "%s/%d/root%s", proc__root(), (int)p->pid, clean);
-	if (stat(path, &sb) || sb.st_ino != m->inode)
+	fd = appfile__open(path, 0, &sb);
+	if (fd >= 0 && sb.st_ino != m->inode) {
+		close(fd);
+		fd = -ENOENT;
+	}
+	if (fd < 0) {
 		snprintf(path, sizeof(path), "%s/%d/map_files/%llx-%llx", proc__root(),
 			 (int)p->pid, (unsigned long long)m->start, (unsigned long long)m->end);
+		fd = appfile__open(path, 0, &sb);
+	}
 	f->tried = true;
+	if (fd < 0) {
+		if (fd == -EACCES || fd == -EPERM)
+			sz->st.files_denied++;
+		p_debug("cannot open %s (%s): %s", clean, path, appfile__strerror(fd));
+		return f;
+	}
 	if (is_pe_path(clean)) {
-		if (sz->pe)
-			f->pe = sz->pe->open(path);
+		/* the resolver opens the very file checked here */
+		if (sz->pe) {
+			char self[64];
+
+			snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+			f->pe = sz->pe->open(self);
+		}
+		close(fd);
 		return f;
 	}
 	{
 		char root[64];
 
 		snprintf(root, sizeof(root), "%s/%d/root", proc__root(), (int)p->pid);
-		f->elf = elfsym__load(path, root);
+		f->elf = elfsym__load_fd(fd, path, root);
 	}
+	close(fd);
 	if (!f->elf) {
-		if (errno == EACCES || errno == EPERM)
-			sz->st.files_denied++;
 		p_debug("no ELF symbols for %s (%s): %s", clean, path, strerror(errno));
 		return f;
 	}
@@ -425,9 +464,27 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* Names longer than this (the app chooses its symbols and perf-map lines)
+ * are cut, at a character boundary, with "...". */
+#define NAME_MAX_LEN 1024
+
 static int set_name(struct symbolizer *sz, struct sym_frame *out, const char *name)
 {
-	out->name = symbolizer__intern(sz, name);
+	size_t len = strnlen(name, NAME_MAX_LEN + 1);
+
+	if (len > NAME_MAX_LEN) {
+		char cut[NAME_MAX_LEN + 4];
+
+		len = NAME_MAX_LEN;
+		/* not inside a UTF-8 sequence */
+		while (len > 0 && ((unsigned char)name[len] & 0xc0) == 0x80)
+			len--;
+		memcpy(cut, name, len);
+		memcpy(cut + len, "...", 4);
+		out->name = symbolizer__intern(sz, cut);
+	} else {
+		out->name = symbolizer__intern(sz, name);
+	}
 	return out->name ? 0 : -ENOMEM;
 }
 
@@ -487,11 +544,12 @@ int symbolizer__user(struct symbolizer *sz, pid_t pid, uint64_t ip, struct sym_f
 
 			if (si) {
 				char *dm = elfsym__demangle(si->name);
+				int err;
 
 				out->kind = FRAME_NATIVE;
-				out->name = symbolizer__intern(sz, dm ? dm : si->name);
+				err = set_name(sz, out, dm ? dm : si->name);
 				free(dm);
-				return out->name ? 0 : -ENOMEM;
+				return err;
 			}
 		}
 		if (f->pe && sz->pe && sz->pe->lookup(f->pe, off, buf, sizeof(buf)) == 0) {

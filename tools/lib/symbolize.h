@@ -47,6 +47,7 @@ struct symbolizer_stats {
 	size_t files;		/* distinct files opened */
 	size_t perfmap_bad_lines;
 	size_t perfmap_reloads;
+	size_t perfmap_capped;	/* maps over perfmap__max(), read in part */
 	size_t pid_reuse;
 	size_t unknown;		/* frames left "[unknown]" */
 	size_t files_denied;	/* binaries unreadable: EACCES/EPERM */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "appfile.h"
 #include "elfsym.h"
 #include "proc.h"
 #include "uptarget.h"
@@ -91,30 +92,41 @@ static int search_lib_dirs(const char *name, char *host, size_t size)
 	return 0;
 }
 
-int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size,
+/* Open HOST (appfile__open: a /proc/PID/root path stays inside that root,
+ * regular files only) into *FD; on failure say why in MSG. */
+static int open_host(pid_t pid, const char *binary, const char *host, int *fd,
+		     char *msg, size_t msgsize)
+{
+	int err;
+
+	*fd = appfile__open(host, 0, NULL);
+	if (*fd >= 0)
+		return 0;
+	err = -*fd;
+	*fd = -1;
+	if (pid > 0)
+		snprintf(msg, msgsize, "cannot open %s in the mount namespace of PID %d: %s%s",
+			 binary, (int)pid, appfile__strerror(err),
+			 err == EACCES || err == EPERM ?
+			 " (other users' processes need CAP_SYS_PTRACE; run 'doctor')" : "");
+	else
+		snprintf(msg, msgsize, "cannot open %s: %s%s", binary, appfile__strerror(err),
+			 err == ENOENT ? " (a file of another container? add -p PID)" : "");
+	return -err;
+}
+
+int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size, int *fd,
 		     char *msg, size_t msgsize)
 {
 	int n;
 
+	*fd = -1;
 	if (binary[0] == '/') {
 		n = pid > 0 ? snprintf(host, size, "%s/%d/root%s", proc__root(), (int)pid, binary) :
 			snprintf(host, size, "%s", binary);
 		if (n < 0 || (size_t)n >= size)
 			return -ENAMETOOLONG;
-		if (!is_file(host)) {
-			int err = errno;
-
-			if (pid > 0)
-				snprintf(msg, msgsize, "cannot open %s in the mount namespace of PID %d: %s%s",
-					 binary, (int)pid, strerror(err),
-					 err == EACCES || err == EPERM ?
-					 " (other users' processes need CAP_SYS_PTRACE; run 'doctor')" : "");
-			else
-				snprintf(msg, msgsize, "cannot open %s: %s%s", binary, strerror(err),
-					 err == ENOENT ? " (a file of another container? add -p PID)" : "");
-			return -err;
-		}
-		return 0;
+		return open_host(pid, binary, host, fd, msg, msgsize);
 	}
 	if (strchr(binary, '/')) {
 		snprintf(msg, msgsize, "binary '%s' must be an absolute path or a library name such as 'c'",
@@ -142,7 +154,9 @@ int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size,
 				continue;
 			n = snprintf(host, size, "%s/%d/root%s", proc__root(), (int)pid, p);
 			proc_maps__free(m);
-			return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+			if (n < 0 || (size_t)n >= size)
+				return -ENAMETOOLONG;
+			return open_host(pid, binary, host, fd, msg, msgsize);
 		}
 		proc_maps__free(m);
 		snprintf(msg, msgsize, "PID %d has no library '%s' mapped (see /proc/%d/maps)",
@@ -155,22 +169,19 @@ int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size,
 			 binary);
 		return -ENOENT;
 	}
-	return 0;
+	return open_host(pid, binary, host, fd, msg, msgsize);
 }
 
-int uptarget__is_pe(const char *path)
+int uptarget__is_pe(int fd)
 {
 	unsigned char m[2];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
 
-	if (fd < 0)
+	if (pread(fd, m, 2, 0) < 0)
 		return -errno;
-	ok = read(fd, m, 2) == 2 && m[0] == 'M' && m[1] == 'Z';
-	close(fd);
-	return ok;
+	return m[0] == 'M' && m[1] == 'Z';
 }
 
-int uptarget__symbol(const char *host, const char *debug_root, const char *symbol,
+int uptarget__symbol(int fd, const char *host, const char *debug_root, const char *symbol,
 		     uint64_t *file_offset, char *msg, size_t msgsize)
 {
 	const struct elf_sym_info *hits[8];
@@ -178,7 +189,7 @@ int uptarget__symbol(const char *host, const char *debug_root, const char *symbo
 	size_t n, i, len;
 	int pe;
 
-	pe = uptarget__is_pe(host);
+	pe = uptarget__is_pe(fd);
 	if (pe < 0) {
 		snprintf(msg, msgsize, "cannot open %s: %s", host, strerror(-pe));
 		return pe;
@@ -190,9 +201,15 @@ int uptarget__symbol(const char *host, const char *debug_root, const char *symbo
 				 "native code's file offset as BINARY:0xOFFSET", host);
 			return -ENOEXEC;
 		}
-		return pe_resolver(host, symbol, file_offset, msg, msgsize);
+		{
+			/* the resolver reads the very file opened here */
+			char self[64];
+
+			snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+			return pe_resolver(self, symbol, file_offset, msg, msgsize);
+		}
 	}
-	s = elfsym__load(host, debug_root);
+	s = elfsym__load_fd(fd, host, debug_root);
 	if (!s) {
 		int err = errno;
 

@@ -23,21 +23,25 @@ typedef int (*uptarget_pe_resolver_fn)(const char *path, const char *method,
 void uptarget__set_pe_resolver(uptarget_pe_resolver_fn fn);
 
 /* Resolve BINARY (absolute path or library short name such as "c", "ssl")
- * into HOST, a path this process can open. With PID > 0 paths are taken in
- * the target's mount namespace (/proc/PID/root/...) and short names among
- * the files it has mapped; without, short names are searched in the
- * standard library directories. Return 0, -ENOENT or -EINVAL. */
-int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size,
+ * into HOST, its path as this process names it, and open it into *FD (with
+ * appfile__open: with PID > 0 the path is resolved inside the target's root,
+ * so no link the app planted leads out of it; regular files only). Short
+ * names are looked up among the files PID has mapped, or without a PID in
+ * the standard library directories. Everything after uses *FD (or
+ * "/proc/self/fd/N"), never HOST again. Return 0, -ENOENT, -EINVAL or
+ * another negative errno with a message in MSG; the caller closes *FD. */
+int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size, int *fd,
 		     char *msg, size_t msgsize);
 
-/* Resolve SYMBOL in the file HOST to a file offset. DEBUG_ROOT is "" or
+/* Resolve SYMBOL in the file open at FD (named HOST in messages and for the
+ * debug-file lookups beside it) to a file offset. DEBUG_ROOT is "" or
  * "/proc/PID/root" (for separate debug files). Return 0, -ENOENT (file),
  * -ESRCH (no such symbol), -EEXIST (ambiguous), -ENOEXEC (not ELF, or PE
  * without resolver) or another negative errno. */
-int uptarget__symbol(const char *host, const char *debug_root, const char *symbol,
+int uptarget__symbol(int fd, const char *host, const char *debug_root, const char *symbol,
 		     uint64_t *file_offset, char *msg, size_t msgsize);
 
-/* Whether the file starts like a PE image ("MZ"). */
-int uptarget__is_pe(const char *path);
+/* Whether the file at FD starts like a PE image ("MZ"). */
+int uptarget__is_pe(int fd);
 
 #endif

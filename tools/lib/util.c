@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "appfile.h"
 #include "util.h"
 
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -21,6 +22,51 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	if (end == s || *end)
 		return -EINVAL;
 	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	uint64_t mult = 1;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (end == s || errno == ERANGE)
+		return errno == ERANGE ? -ERANGE : -EINVAL;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k': case 'K':
+		mult = 1ull << 10;
+		break;
+	case 'm': case 'M':
+		mult = 1ull << 20;
+		break;
+	case 'g': case 'G':
+		mult = 1ull << 30;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*end) {
+		end++;
+		if (*end == 'i')
+			end++;
+		if (*end == 'B')
+			end++;
+		if (*end)
+			return -EINVAL;
+	}
+	if (v > UINT64_MAX / mult)
+		return -ERANGE;
+	v *= mult;
+	if (v < min || v > max)
 		return -ERANGE;
 	*out = v;
 	return 0;
@@ -82,56 +128,13 @@ cleanup:
 
 int read_file(const char *path, char **buf, size_t *len, size_t max)
 {
-	size_t cap = 4096, n = 0;
-	char *b = NULL, *tmp;
-	int fd, err = 0;
-	ssize_t r;
+	int fd, err;
 
 	*buf = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	b = malloc(cap);
-	if (!b) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	for (;;) {
-		if (n + 1 >= cap) {
-			if (max && cap > max) {
-				err = -EFBIG;
-				goto cleanup;
-			}
-			cap *= 2;
-			tmp = realloc(b, cap);
-			if (!tmp) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			b = tmp;
-		}
-		r = read(fd, b + n, cap - n - 1);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			goto cleanup;
-		}
-		if (r == 0)
-			break;
-		n += r;
-	}
-	if (max && n > max) {
-		err = -EFBIG;
-		goto cleanup;
-	}
-	b[n] = '\0';
-	*buf = b;
-	if (len)
-		*len = n;
-	b = NULL;
-cleanup:
-	free(b);
+	err = appfile__read(fd, max ? max : READ_FILE_MAX, false, buf, len, NULL);
 	close(fd);
 	return err;
 }

@@ -15,13 +15,19 @@
  * Return 0, or -EINVAL (not a number) / -ERANGE (out of range). */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int parse_long(const char *s, long min, long max, long *out);
+/* A size in bytes: N, or N with k, M or G (powers of 1024; "Ki", "MiB" and
+ * the like too). Same returns as parse_u64. */
+int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
 /* Parse "PID[,PID...]" into a newly allocated array; caller frees *pids.
  * Return the count, or a negative errno. */
 int parse_pid_list(const char *s, pid_t **pids);
 
-/* Read a whole file (at most max bytes, 0 = no limit) into a NUL-terminated
- * malloc'd buffer. Return 0 or a negative errno; caller frees *buf. */
+/* Read a whole file of this process's own (a /proc file, a fixture; files the
+ * application controls go through appfile.h) of at most MAX bytes (0:
+ * READ_FILE_MAX) into a NUL-terminated malloc'd buffer. Return 0, -EFBIG
+ * when it is longer, or another negative errno; caller frees *buf. */
+#define READ_FILE_MAX (256u << 20)
 int read_file(const char *path, char **buf, size_t *len, size_t max);
 
 bool str_has_suffix(const char *s, const char *suffix);

@@ -9,9 +9,15 @@
 #   SIDESCOPE_POD     pod name in file names (default $POD_NAME, hostname)
 #   SIDESCOPE_CONTAINER  this container's name for kubectl hints (sidescope)
 #   POD_NAMESPACE     namespace for kubectl hints (downward API), optional
+#   TMPDIR            the sidecar's private temporary directory (default
+#                     /run/sidescope/tmp): never a volume another container
+#                     mounts (ss_tmpdir checks)
 
 SIDESCOPE=${SIDESCOPE:-sidescope}
-ss_prog=${ss_prog:-$(basename "$0")}
+ss_prog=${ss_prog:-$(basename -- "$0")}
+ss_nl='
+'
+
 
 ss_err() { printf '%s: %s\n' "$ss_prog" "$*" >&2; }
 ss_die() { ss_err "$@"; exit 1; }
@@ -48,6 +54,9 @@ ss_need_uint() {
 ss_safe_name() {
 	printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_' | cut -c1-64
 }
+
+# True when $1 is a regular file and not a symbolic link to one.
+ss_is_file() { [ -f "$1" ] && [ ! -L "$1" ]; }
 
 ss_utc_stamp() { date -u +%Y%m%dT%H%M%SZ; }
 
@@ -174,9 +183,12 @@ ss_shared_with() {
 	_self_ns=$(readlink /proc/self/ns/mnt 2>/dev/null) || return 0
 	_init_ns=$(readlink /proc/1/ns/mnt 2>/dev/null) || _init_ns=$_self_ns
 	# our mount holding the path: longest mount point that is a prefix
-	_where=$(awk -v p="$_sp" '
+	# paths reach awk through ENVIRON: -v would take their backslashes
+	# for escape sequences
+	_where=$(SS_PATH=$_sp awk '
 		function unesc(s) { gsub(/\\040/, " ", s); gsub(/\\011/, "\t", s);
 			gsub(/\\012/, "\n", s); gsub(/\\134/, "\\", s); return s }
+		BEGIN { p = ENVIRON["SS_PATH"] }
 		{ mp = unesc($5)
 		  if (mp == "/" || p == mp || index(p, mp "/") == 1) {
 			if (length(mp) >= best) { best = length(mp); dev = $3; root = unesc($4); m = mp } } }
@@ -185,16 +197,18 @@ ss_shared_with() {
 		  f = (root == "/") ? rest : root rest
 		  if (f == "") f = "/"
 		  print dev; print f }' /proc/self/mountinfo 2>/dev/null) || return 0
-	_dev=$(printf '%s\n' "$_where" | sed -n 1p)
-	_fsp=$(printf '%s\n' "$_where" | sed -n 2p)
+	# the device, a newline, then the path (which may hold newlines too)
+	_dev=${_where%%"$ss_nl"*}
+	_fsp=${_where#*"$ss_nl"}
 	for _d in /proc/[0-9]*; do
 		_ns=$(readlink "$_d/ns/mnt" 2>/dev/null) || continue
 		case "$_ns" in "$_self_ns"|"$_init_ns") continue ;; esac
 		# kernel threads have an empty command line
 		[ "$(head -c 1 "$_d/cmdline" 2>/dev/null | wc -c)" -gt 0 ] || continue
-		awk -v dev="$_dev" -v f="$_fsp" '
+		SS_DEV=$_dev SS_FSPATH=$_fsp awk '
 			function unesc(s) { gsub(/\\040/, " ", s); gsub(/\\011/, "\t", s);
 				gsub(/\\012/, "\n", s); gsub(/\\134/, "\\", s); return s }
+			BEGIN { dev = ENVIRON["SS_DEV"]; f = ENVIRON["SS_FSPATH"] }
 			$3 == dev { r = unesc($4)
 			  if (r == "/" || f == r || index(f, r "/") == 1) { found = 1; exit } }
 			END { exit !found }' "$_d/mountinfo" 2>/dev/null && echo "${_d#/proc/}"
@@ -204,22 +218,53 @@ ss_shared_with() {
 
 # Make (or check) directory $1 as private state of this sidecar: a real
 # directory (no link), ours, mode 0700, and out of reach of every other
-# container of the pod. Prints nothing; on failure says why and returns 1.
+# container of the pod, and so is the directory holding it (else the app
+# could swap it for a link between our checks and our use). Nothing is
+# changed on a directory that fails the checks. Prints nothing; on failure
+# says why and returns 1.
 ss_private_dir() {
+	_fix="give TMPDIR a volume of the sidecar's own (an emptyDir mounted only in this container)"
 	if [ -L "$1" ]; then
 		ss_err "'$1' is a symbolic link; the sidecar's state needs a directory of its own"
 		return 1
 	fi
 	# shellcheck disable=SC2174 # -m applies to the last directory: the one we check
 	mkdir -p -m 0700 -- "$1" 2>/dev/null || { ss_err "cannot create '$1'"; return 1; }
-	[ "$(stat -c %u -- "$1" 2>/dev/null)" = "$(id -u)" ] ||
-		{ ss_err "'$1' belongs to another user; the sidecar's state needs a directory of its own"; return 1; }
-	chmod 0700 -- "$1" 2>/dev/null || { ss_err "cannot make '$1' private (chmod 0700)"; return 1; }
-	_others=$(ss_shared_with "$1" | tr '\n' ' ')
+	_real=$(readlink -f -- "$1" 2>/dev/null) || { ss_err "cannot resolve '$1'"; return 1; }
+	# the volume first: chmod follows links, and nothing may follow one the
+	# app could have planted
+	_others=$(ss_shared_with "$_real" | tr '\n' ' ')
 	if [ -n "$_others" ]; then
-		ss_err "'$1' is on a volume that other containers mount (PIDs ${_others% }): the app could alter the sidecar's state there; give TMPDIR a volume of the sidecar's own (an emptyDir mounted only in this container)"
+		ss_err "'$1' is on a volume that other containers mount (PIDs ${_others% }): the app could alter the sidecar's state there; $_fix"
 		return 1
 	fi
+	# a mount point of its own cannot be renamed from inside the volume
+	# above it; anything else can, by whoever writes its parent
+	_up=$(dirname -- "$_real")
+	if [ "$(stat -c %d -- "$_up" 2>/dev/null)" = "$(stat -c %d -- "$_real" 2>/dev/null)" ]; then
+		_others=$(ss_shared_with "$_up" | tr '\n' ' ')
+		if [ -n "$_others" ]; then
+			ss_err "'$1' is in '$_up', which other containers mount (PIDs ${_others% }): the app could replace it; $_fix"
+			return 1
+		fi
+	fi
+	if [ -L "$1" ] || [ ! -d "$_real" ]; then
+		ss_err "'$1' changed while it was checked; the sidecar's state needs a directory of its own"
+		return 1
+	fi
+	[ "$(stat -c %u -- "$_real" 2>/dev/null)" = "$(id -u)" ] ||
+		{ ss_err "'$1' belongs to another user; the sidecar's state needs a directory of its own"; return 1; }
+	chmod 0700 -- "$_real" 2>/dev/null || { ss_err "cannot make '$1' private (chmod 0700)"; return 1; }
+	return 0
+}
+
+# Warn (one line on stderr) when directory $1, where results go, is on a
+# volume that another container mounts: the app could alter or remove
+# them there. $2 names the directory for the message ("output directory").
+ss_warn_shared() {
+	_others=$(ss_shared_with "$1" | tr '\n' ' ')
+	[ -z "$_others" ] ||
+		ss_err "warning: ${2:-directory} '$1' is on a volume that other containers mount (PIDs ${_others% }): the app could alter or remove the results there"
 	return 0
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "escape.h"
 #include "log.h"
 #include "proc.h"
 #include "util.h"
@@ -109,20 +110,21 @@ static void print_json_row(FILE *f, const struct ps_row *r)
 
 static void print_text_row(FILE *f, const struct ps_row *r, bool wide)
 {
-	char line[8192];
+	char cont[ESCAPE_MAX(12) + 1], cmd[ESCAPE_MAX(sizeof(r->cmdline)) + 1];
+	size_t cols;
 	int n;
 
-	n = snprintf(line, sizeof(line), "%7d %7d %-12.12s %-7s %-7s %-3s ",
-		     (int)r->st.pid, (int)r->st.nspid, r->container,
-		     r->runtime ? r->runtime : "?", r->perfmap[0] ? "yes" : "-",
-		     r->lttng ? "yes" : "-");
-	/* control characters in a command line must not reach the terminal */
-	for (const char *c = r->cmdline; *c && n < (int)sizeof(line) - 1; c++)
-		line[n++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
-	line[n] = '\0';
-	if (!wide && n > 79)
-		line[79] = '\0';
-	fprintf(f, "%s\n", line);
+	/* the command line and the cgroup path are the application's: no
+	 * control character of theirs (C0, DEL, C1) may reach the terminal */
+	cols = escape__str(cont, sizeof(cont), r->container, strlen(r->container), 12, 0);
+	n = fprintf(f, "%7d %7d %s%*s %-7s %-7s %-3s ", (int)r->st.pid, (int)r->st.nspid, cont,
+		    (int)(12 - cols), "", r->runtime ? r->runtime : "?", r->perfmap[0] ? "yes" : "-",
+		    r->lttng ? "yes" : "-");
+	/* columns so far: bytes, less what UTF-8 in the container name took */
+	n -= (int)(strlen(cont) - cols);
+	escape__str(cmd, sizeof(cmd), r->cmdline, strlen(r->cmdline),
+		    wide ? 0 : n < 76 ? (size_t)(79 - n) : 3, 0);
+	fprintf(f, "%s\n", cmd);
 }
 
 int cmd_ps(int argc, char **argv)

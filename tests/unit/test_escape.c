@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "prof.h"
 #include "tap.h"
 #include "util.h"
 
@@ -220,6 +221,100 @@ static void test_fwrite(void)
 	free(want);
 }
 
+static char *write_mem(struct prof *p, bool top)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+
+	if (!f)
+		return NULL;
+	err = top ? prof__write_top(p, f, 10) : prof__write_folded(p, f);
+	fclose(f);
+	if (err) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The profile's writers over names a hostile application chose. */
+static void test_prof_writers(void)
+{
+	struct prof *p = prof__new();
+	struct prof_frame fr[] = {
+		{ "main", FRAME_NATIVE, "/app/bin", "" },
+		{ "evil\x1b[2J\xc2\x9b" "31m;split\nline\\x", FRAME_JIT, "[jit]", "" },
+		{ "bad\xff\xe2\x82 utf8", FRAME_JIT, "[jit]", "" },
+	};
+	struct prof_frame wide[] = {
+		{ "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+		  "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\x01\x01\x01\x01\x01\x01"
+		  "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01", FRAME_NATIVE, "/app/bin", "" },
+	};
+	char *out, *line, *save = NULL;
+	int bad = 0, lines = 0;
+
+	if (!p) {
+		ok(0, "prof__new");
+		return;
+	}
+	prof__add(p, 7, "app\x1b]0;t\x07", fr, 3, 5);
+	prof__add(p, 7, "app", wide, 1, 1);
+	out = write_mem(p, false);
+	is_str(out, "app;\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+	       "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+	       "\\x01\\x01\\x01\\x01\\x01\\x01\\x01\\x01\\x01\\x01\\x01\\x01\\x01\\x01"
+	       "\\x01\\x01 1\n"
+	       "app\\x1b]0:t\\x07;main;evil\\x1b[2J\\u009b31m:split\\nline\\x_[j];"
+	       "bad\\xff\\xe2\\x82 utf8_[j] 5\n",
+	       "folded: escaped, ';' as ':', backslashes kept, one line per stack");
+	for (line = out ? strtok_r(out, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		bad += !terminal_safe(line, strlen(line));
+	ok(out && !bad, "folded: no control character");
+	free(out);
+
+	out = write_mem(p, true);
+	ok(out != NULL, "top: written");
+	for (line = out ? strtok_r(out, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		size_t cols = 0, i;
+
+		for (i = 0; line[i]; i++)
+			cols += ((unsigned char)line[i] & 0xc0) != 0x80;
+		bad += cols > 80 || !terminal_safe(line, strlen(line));
+		lines++;
+	}
+	is_int(lines, 6, "top: header and four functions");
+	is_int(bad, 0, "top: every line safe and within 80 columns");
+	free(out);
+	out = write_mem(p, true);
+	ok(out && strstr(out, "  evil\\x1b[2J\\u009b31m;split\\nline\\\\x_[j]\n") != NULL,
+	   "top: escaped, backslash doubled");
+	ok(out && strstr(out, "  \xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+			      "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+			      "\xe2\x82\xac\xe2\x82\xac\\x01\\x01\\x01\\x01\\x01\\x01"
+			      "\\x01\\x01...\n") != NULL,
+	   "top: UTF-8 counts one column, cut to 48 with its dots");
+	free(out);
+	prof__free(p);
+
+	/* 42 columns, then an escape that would end past 45: cut before it */
+	p = prof__new();
+	if (!p)
+		return;
+	prof__add(p, 7, "app", &(struct prof_frame){ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+						      "\x01" "bbb", FRAME_NATIVE, "/app/bin", "" },
+		  1, 1);
+	out = write_mem(p, true);
+	ok(out && strstr(out, "  aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...\n") != NULL,
+	   "top: an escape that does not fit is left out whole");
+	free(out);
+	prof__free(p);
+}
+
 int main(void)
 {
 	char out[256];
@@ -260,5 +355,6 @@ int main(void)
 
 	test_exhaustive();
 	test_fwrite();
+	test_prof_writers();
 	return done_testing();
 }

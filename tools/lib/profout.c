@@ -5,6 +5,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "escape.h"
 #include "profile.pb-c.h"
 #include "prof_int.h"
 #include "util.h"
@@ -16,11 +17,21 @@ static int finish(FILE *f)
 	return 0;
 }
 
-/* A folded frame may hold neither ';' (the separator) nor line breaks. */
+/* A folded frame holds no ';' (the separator) and, like every name the
+ * application chose, no control character: escaped, with backslashes left
+ * alone (readers of folded stacks parse no escapes). A write error shows in
+ * ferror(f). */
 static void put_folded_name(FILE *f, const char *s)
 {
-	for (; *s; s++)
-		fputc(*s == ';' ? ':' : (*s == '\n' || *s == '\r') ? ' ' : *s, f);
+	const char *semi;
+
+	/* ';' is never part of a UTF-8 sequence: splitting there is safe */
+	while ((semi = strchr(s, ';'))) {
+		escape__fwrite(f, s, (size_t)(semi - s), ESCAPE_KEEP_BACKSLASH);
+		fputc(':', f);
+		s = semi + 1;
+	}
+	escape__fwrite(f, s, strlen(s), ESCAPE_KEEP_BACKSLASH);
 }
 
 int prof__write_folded(const struct prof *p, FILE *f)
@@ -154,17 +165,15 @@ int prof__write_top(const struct prof *p, FILE *f, size_t limit)
 	fprintf(f, "%6s %7s %6s %7s  %s\n", "SELF%", "SELF", "TOTAL%", "TOTAL", "FUNCTION");
 	for (i = 0; i < p->nfuncs && i < limit; i++) {
 		const struct prof_func *fn = &p->funcs[rows[i].fid];
-		char name[64];
+		char joined[256], name[ESCAPE_MAX(48) + 1];
 
 		if (!rows[i].self && !rows[i].total)
 			break;
-		snprintf(name, sizeof(name), "%s%s", fn->name, frame_kind_suffix(fn->kind));
+		/* a name cut here at 255 bytes is more than 48 columns anyway:
+		 * even 4-byte UTF-8 gives 63 */
+		snprintf(joined, sizeof(joined), "%s%s", fn->name, frame_kind_suffix(fn->kind));
 		/* 6+1+7+1+6+1+7+2 = 31 columns before the name; 80 in all */
-		if (strlen(name) > 48)
-			memcpy(name + 45, "...", 4);
-		for (j = 0; name[j]; j++)
-			if ((unsigned char)name[j] < 0x20)
-				name[j] = '?';
+		escape__str(name, sizeof(name), joined, strlen(joined), 48, 0);
 		fprintf(f, "%5.1f%% %7llu %5.1f%% %7llu  %s\n", 100.0 * rows[i].self / tot,
 			(unsigned long long)rows[i].self, 100.0 * rows[i].total / tot,
 			(unsigned long long)rows[i].total, name);

@@ -22,6 +22,7 @@
 
 #include "commands.h"
 #include "ctfpair.h"
+#include "escape.h"
 #include "log.h"
 #include "outfile.h"
 #include "util.h"
@@ -895,15 +896,16 @@ static void sink_finalize(bt_self_component_sink *self)
 static void cause_text(const bt_error_cause *cause, char *buf, size_t size)
 {
 	const char *m = bt_error_cause_get_message(cause);
-	char *cut;
+	const char *cut;
+	size_t n;
 
-	snprintf(buf, size, "%s", m ? m : "unknown error");
-	cut = strstr(buf, ": msg-it-addr=");
-	if (cut)
-		*cut = '\0';
-	for (cut = buf; *cut; cut++)
-		if (*cut == '\n' || *cut == '\t')
-			*cut = ' ';
+	if (!m)
+		m = "unknown error";
+	cut = strstr(m, ": msg-it-addr=");
+	n = cut ? (size_t)(cut - m) : strlen(m);
+	/* one line, and what it quotes of the trace's metadata (names the
+	 * application registered) escaped */
+	escape__str(buf, size, m, n, 0, 0);
 }
 
 /* Report the current thread's babeltrace2 error in one line and clear it:
@@ -1243,9 +1245,32 @@ static void print_json(struct ctf_ctx *c, FILE *o, const char *dir, struct name_
 	fputs("}\n", o);
 }
 
+/* NAME (the application's: event names, procnames, payloads) escaped into
+ * BUF, cut to COLS columns and padded to them. */
+#define CELL_MAX 80
+static const char *cell(char buf[ESCAPE_MAX(CELL_MAX) + 1], const char *name, size_t cols)
+{
+	size_t w = escape__str(buf, ESCAPE_MAX(CELL_MAX) + 1, name, strlen(name), cols, 0);
+	size_t len = strlen(buf);
+
+	for (; w < cols; w++)
+		buf[len++] = ' ';
+	buf[len] = '\0';
+	return buf;
+}
+
+/* S escaped into BUF for a message: trace directories are named after the
+ * application's process (ust/pid/PROCNAME-PID-DATE). */
+static const char *shown_str(char *buf, size_t size, const char *s)
+{
+	escape__str(buf, size, s, strlen(s), 0, 0);
+	return buf;
+}
+
 static void print_text(struct ctf_ctx *c, FILE *o, const char *dir, struct name_row *r, size_t n,
 		       struct proc_row *p, size_t np, size_t top)
 {
+	char cb[ESCAPE_MAX(CELL_MAX) + 1];
 	size_t i;
 
 	if (c->discarded_events || c->discarded_events_msgs)
@@ -1267,7 +1292,7 @@ static void print_text(struct ctf_ctx *c, FILE *o, const char *dir, struct name_
 		c->no_clock ? " (some streams have no clock)" : "");
 	fprintf(o, "%-38s %10s %10s %9s %9s\n", "EVENT", "COUNT", "RATE/s", "FIRST_s", "LAST_s");
 	for (i = 0; i < n; i++)
-		fprintf(o, "%-38.38s %10" PRIu64 " %10.0f %9.3f %9.3f\n", r[i].name, r[i].count,
+		fprintf(o, "%s %10" PRIu64 " %10.0f %9.3f %9.3f\n", cell(cb, r[i].name, 38), r[i].count,
 			rate(r[i].count, r[i].first, r[i].last),
 			(double)(r[i].first - c->first) / 1e9, (double)(r[i].last - c->first) / 1e9);
 	if (c->th_n == 0 || (c->th_n == 1 && c->th[0].vtid < 0)) {
@@ -1275,12 +1300,14 @@ static void print_text(struct ctf_ctx *c, FILE *o, const char *dir, struct name_
 	} else {
 		fprintf(o, "\n%-8s %-16s %8s %12s\n", "VPID", "PROCNAME", "THREADS", "EVENTS");
 		for (i = 0; i < np; i++)
-			fprintf(o, "%-8" PRId64 " %-16.16s %8" PRIu64 " %12" PRIu64 "\n", p[i].vpid,
-				p[i].procname[0] ? p[i].procname : "?", p[i].threads, p[i].count);
+			fprintf(o, "%-8" PRId64 " %s %8" PRIu64 " %12" PRIu64 "\n", p[i].vpid,
+				cell(cb, p[i].procname[0] ? p[i].procname : "?", 16), p[i].threads,
+				p[i].count);
 		fprintf(o, "\n%-8s %-8s %-16s %12s\n", "VPID", "VTID", "PROCNAME", "EVENTS");
 		for (i = 0; i < c->th_n && i < top; i++)
-			fprintf(o, "%-8" PRId64 " %-8" PRId64 " %-16.16s %12" PRIu64 "\n", c->th[i].vpid,
-				c->th[i].vtid, c->th[i].procname[0] ? c->th[i].procname : "?",
+			fprintf(o, "%-8" PRId64 " %-8" PRId64 " %s %12" PRIu64 "\n", c->th[i].vpid,
+				c->th[i].vtid,
+				cell(cb, c->th[i].procname[0] ? c->th[i].procname : "?", 16),
 				c->th[i].count);
 		if (c->th_n > top)
 			fprintf(o, "(%zu more threads; --top N shows more)\n", c->th_n - top);
@@ -1291,14 +1318,9 @@ static void print_text(struct ctf_ctx *c, FILE *o, const char *dir, struct name_
 			fprintf(o, " (%" PRIu64 " events without it)", c->by_missing);
 		fprintf(o, "\n%12s  %s\n", "COUNT", "VALUE");
 		for (i = 0; i < c->val_n && i < top; i++) {
-			char v[67];
-			size_t k;
-
-			snprintf(v, sizeof(v), "%s", c->val[i].value);
-			for (k = 0; v[k]; k++)
-				if ((unsigned char)v[k] < 0x20 || v[k] == 0x7f)
-					v[k] = '?';
-			fprintf(o, "%12" PRIu64 "  %s\n", c->val[i].count, v);
+			/* 12 + 2 columns before the value: 80 in all */
+			escape__str(cb, sizeof(cb), c->val[i].value, strlen(c->val[i].value), 66, 0);
+			fprintf(o, "%12" PRIu64 "  %s\n", c->val[i].count, cb);
 		}
 		if (c->val_n == 0)
 			fprintf(o, "%12s  (no event has a field '%s')\n", "-", c->by);
@@ -1427,17 +1449,18 @@ int cmd_ctf(int argc, char **argv)
 		goto cleanup;
 	}
 	for (i = 0; i < n_found; i++) {
-		char why[PATH_MAX + 128];
+		char why[PATH_MAX + 128], shown[ESCAPE_MAX(PATH_MAX + 128) + 1];
 
-		p_debug("trace: %s", found_dirs[i]);
+		p_debug("trace: %s", shown_str(shown, sizeof(shown), found_dirs[i]));
 		err = check_metadata(found_dirs[i], why, sizeof(why));
 		if (err == -EBADMSG) {
 			p_err("trace '%s' is damaged: %s (a copy cut short or a full disk?)",
-			      dir, why);
+			      dir, shown_str(shown, sizeof(shown), why));
 			goto cleanup;
 		}
 		if (err) {
-			p_err("cannot read '%s/metadata': %s", found_dirs[i], strerror(-err));
+			p_err("cannot read '%s/metadata': %s", shown_str(shown, sizeof(shown), found_dirs[i]),
+			      strerror(-err));
 			goto cleanup;
 		}
 	}
@@ -1445,7 +1468,7 @@ int cmd_ctf(int argc, char **argv)
 	if (c.mode == MODE_CHROME) {
 		of = outfile__open(output);
 		if (!of) {
-			p_err("cannot write '%s': %s", output, strerror(errno));
+			p_err("cannot write '%s': %s", output, outfile__strerror(errno));
 			goto cleanup;
 		}
 		c.out = outfile__fp(of);
@@ -1471,7 +1494,7 @@ int cmd_ctf(int argc, char **argv)
 		err = outfile__commit(of);
 		of = NULL;
 		if (err) {
-			p_err("cannot write '%s': %s", output, strerror(-err));
+			p_err("cannot write '%s': %s", output, outfile__strerror(err));
 			goto cleanup;
 		}
 		if (c.discarded_events || c.discarded_packets)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "escape.h"
 #include "log.h"
 #include "outfile.h"
 #include "proc.h"
@@ -71,14 +72,24 @@ static void print_row(FILE *f, const struct r2r_method_info *m, bool json, bool 
 			m->is_static ? "true" : "false", m->instantiation ? "true" : "false",
 			m->token);
 	} else {
-		char line[2048];
+		char joined[512], text[ESCAPE_MAX(80) + 1];
+		int n;
 
-		snprintf(line, sizeof(line), "%8x %8llx %6u %c %s%s", m->rva,
-			 (unsigned long long)m->file_offset, m->size, m->is_static ? 'S' : 'I',
-			 m->name, m->signature);
-		if (!wide && strlen(line) > 79)
-			strcpy(line + 76, "...");
-		fprintf(f, "%s\n", line);
+		n = fprintf(f, "%8x %8llx %6u %c ", m->rva, (unsigned long long)m->file_offset,
+			    m->size, m->is_static ? 'S' : 'I');
+		/* names and signatures come from the image, which the application
+		 * controls: escaped, and cut (with "...") at 80 columns */
+		if (wide) {
+			escape__fwrite(f, m->name, strlen(m->name), 0);
+			escape__fwrite(f, m->signature, strlen(m->signature), 0);
+		} else {
+			/* cut at 511 bytes, it is past 80 columns anyway */
+			snprintf(joined, sizeof(joined), "%s%s", m->name, m->signature);
+			escape__str(text, sizeof(text), joined, strlen(joined),
+				    n < 76 ? (size_t)(79 - n) : 3, 0);
+			fputs(text, f);
+		}
+		fputc('\n', f);
 	}
 	*first = false;
 }
@@ -146,7 +157,7 @@ int cmd_dotnet_methods(int argc, char **argv)
 	}
 	out = outfile__open(out_path);
 	if (!out) {
-		p_err("cannot open %s: %s", out_path, strerror(errno));
+		p_err("cannot write %s: %s", out_path, outfile__strerror(errno));
 		goto cleanup;
 	}
 	if (json)
@@ -180,7 +191,7 @@ int cmd_dotnet_methods(int argc, char **argv)
 	err = outfile__commit(out);
 	out = NULL;
 	if (err) {
-		p_err("cannot write %s: %s", out_path, strerror(-err));
+		p_err("cannot write %s: %s", out_path, outfile__strerror(err));
 		goto cleanup;
 	}
 	if (pattern && shown == 0 && !is_glob(pattern) && r2r__in_metadata(img, pattern)) {

@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
+#include "escape.h"
 #include "flamegraph.h"
 #include "folded.h"
 #include "log.h"
@@ -176,8 +176,13 @@ static int read_input(const char *path, struct sink *s, const char **unit)
 			       "; want 'frame;frame;... COUNT')", fst.bad, fst.bad == 1 ? "" : "s",
 			       name, fst.first_bad);
 	} else {
+		char vt[ESCAPE_MAX(sizeof(pst.value_type)) + 1];
+
+		/* a profile's strings come from whoever wrote it */
+		escape__str(vt, sizeof(vt), pst.value_type,
+			    strnlen(pst.value_type, sizeof(pst.value_type)), 0, 0);
 		p_debug("%s: pprof profile, %" PRIu64 " samples, value '%s', total %" PRIu64,
-			name, pst.samples, pst.value_type, pst.total);
+			name, pst.samples, vt, pst.total);
 		if (pst.bad)
 			p_warn("skipped %" PRIu64 " sample%s of %s with unknown locations or "
 			       "negative values", pst.bad, pst.bad == 1 ? "" : "s", name);
@@ -238,8 +243,6 @@ int cmd_flame(int argc, char **argv)
 	const char *output = "-", *unit = NULL;
 	struct flamegraph *fg = NULL;
 	struct outfile *out = NULL;
-	FILE *direct;
-	struct stat sb;
 	bool diff = false;
 	uint64_t v;
 	int c, i, err, ret = 1;
@@ -333,27 +336,11 @@ int cmd_flame(int argc, char **argv)
 		p_warn("no samples in BEFORE: every frame grew");
 	fo.count_name = unit;
 
-	/* a device or a pipe (/dev/null, /dev/stdout) is written in place:
-	 * renaming a temporary file over it would replace the device */
-	if (strcmp(output, "-") != 0 && stat(output, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		direct = fopen(output, "w");
-		if (!direct) {
-			p_err("cannot write %s: %s", output, strerror(errno));
-			goto cleanup;
-		}
-		err = flame__write_svg(fg, direct, &fo);
-		if (fclose(direct) && !err)
-			err = -errno;
-		if (err) {
-			p_err("cannot write %s: %s", output, strerror(-err));
-			goto cleanup;
-		}
-		ret = 0;
-		goto cleanup;
-	}
+	/* a device named on purpose (/dev/null, /dev/stdout) is written in
+	 * place; links, FIFOs and sockets are refused (outfile.h) */
 	out = outfile__open(output);
 	if (!out) {
-		p_err("cannot write %s: %s", output, strerror(errno));
+		p_err("cannot write %s: %s", output, outfile__strerror(errno));
 		goto cleanup;
 	}
 	err = flame__write_svg(fg, outfile__fp(out), &fo);
@@ -364,7 +351,7 @@ int cmd_flame(int argc, char **argv)
 	err = outfile__commit(out);
 	out = NULL;
 	if (err) {
-		p_err("cannot write %s: %s", output, strerror(-err));
+		p_err("cannot write %s: %s", output, outfile__strerror(err));
 		goto cleanup;
 	}
 	p_debug("%zu frames drawn, %zu narrower than the minimum width merged",

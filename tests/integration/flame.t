@@ -4,7 +4,7 @@
 # the same graph from pprof and folded, neutral self-diff, diff colours,
 # options, errors and exit codes.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
-require_cmd xmllint gzip cmp awk
+require_cmd xmllint gzip cmp awk timeout
 
 data=$SIDESCOPE_SRC/tests/data/flame
 t=$TMPDIR_TEST
@@ -48,18 +48,24 @@ is "$(find "$t" -name '.browser.svg.*' | wc -l)" "0" "no temporary file left"
 is "$(grep -c 'http' "$t/browser.svg")" "$(grep -c 'http://www.w3.org/2000/svg' "$t/browser.svg")" \
 	"self-contained: no link but the SVG namespace"
 
-# a pipe as -o is written into, not replaced by a renamed file
+# a FIFO named as -o (one the app may have planted in a shared directory)
+# is refused at once, never waited on; a pipe the operator's shell opened
+# is written through its descriptor, not replaced by a renamed file
 mkfifo "$t/fifo"
+timeout 20 "$SIDESCOPE" flame "$data/browser.folded" -o "$t/fifo" 2>"$t/fifo.err"
+is "$?" 1 "a FIFO as -o: refused without waiting for a reader"
+like "$(cat "$t/fifo.err")" "cannot write .*/fifo: is a FIFO, not a regular file" \
+	"a FIFO as -o: one clear line"
 cat "$t/fifo" > "$t/from-fifo.svg" &
 reader=$!
 on_exit "kill $reader"
-fl "$data/browser.folded" -o "$t/fifo" --title "Browser test" --subtitle "five stacks"
-ok $? "output to a FIFO"
+fl "$data/browser.folded" -o /dev/fd/3 --title "Browser test" --subtitle "five stacks" 3>"$t/fifo"
+ok $? "output to a pipe through /dev/fd/3"
 wait "$reader"
 [ -p "$t/fifo" ]
 ok $? "the FIFO is still a FIFO"
 cmp -s "$t/from-fifo.svg" "$t/browser.svg"
-ok $? "the SVG came through the FIFO"
+ok $? "the SVG came through the pipe"
 
 # pprof and folded inputs of the same profile: the same graph
 fl "$data/same.folded" -o "$t/same-folded.svg" && fl "$data/same.pb.gz" -o "$t/same-pprof.svg"

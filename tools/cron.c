@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "cron.h"
+#include "escape.h"
 #include "log.h"
 #include "util.h"
 
@@ -141,14 +142,11 @@ static int parse_time(const char *s, time_t *out)
 	return 0;
 }
 
-/* The expression as messages quote it: one line, control characters as '?'. */
+/* The expression as messages quote it: one line, control characters
+ * escaped, cut with "..." when it does not fit. */
 static const char *quotable(const char *s, char *buf, size_t len)
 {
-	size_t i;
-
-	for (i = 0; s[i] && i + 1 < len; i++)
-		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-	buf[i] = '\0';
+	escape__str(buf, len, s, strlen(s), 0, 0);
 	return buf;
 }
 
@@ -180,7 +178,7 @@ int cmd_cron(int argc, char **argv)
 	};
 	const char *action, *text, *from = NULL;
 	struct cron_expr *e = NULL;
-	char errbuf[256], canon[512], shown[200];
+	char errbuf[256], canon[512], shown[200], why[ESCAPE_MAX(sizeof(errbuf)) + 1];
 	long count = 5;
 	time_t t;
 	int c, err = 1;
@@ -223,7 +221,8 @@ int cmd_cron(int argc, char **argv)
 			p_err("out of memory");
 			return 1;
 		}
-		p_info("bad cron expression '%s': %s", shown, errbuf);
+		/* the parser's message quotes the expression's tokens */
+		p_info("bad cron expression '%s': %s", shown, quotable(errbuf, why, sizeof(why)));
 		return 2;
 	}
 	if (strcmp(action, "check") == 0) {

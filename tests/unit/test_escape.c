@@ -315,6 +315,26 @@ static void test_prof_writers(void)
 	prof__free(p);
 }
 
+/* JSON has its own escaping; C1 controls are escaped there too, since JSON
+ * is printed on terminals as well. */
+static void test_json(void)
+{
+	static const char in[] = "a\x1b\xc2\x9b\xc2\x85\xc2\xa0\x7f\xff\"\\";
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f) {
+		ok(0, "json: memstream");
+		return;
+	}
+	json_write_stringn(f, in, sizeof(in) - 1);
+	fclose(f);
+	is_str(buf, "\"a\\u001b\\u009b\\u0085\xc2\xa0\\u007f\\ufffd\\\"\\\\\"",
+	       "json: C0, C1, DEL escaped, invalid UTF-8 replaced");
+	free(buf);
+}
+
 int main(void)
 {
 	char out[256];
@@ -356,5 +376,6 @@ int main(void)
 	test_exhaustive();
 	test_fwrite();
 	test_prof_writers();
+	test_json();
 	return done_testing();
 }

@@ -95,6 +95,8 @@ int main(void)
 	line = upfmt__line(f, &ev, size, &len);
 	is_str(line ? text_part(line) : "", "-5 [a\\n\\u0085b] \xc3\xa9 fffffffb\n",
 	       "text: newline and C1 control escaped");
+	line = upfmt__line(j, &ev, size, &len);
+	ok(line && strstr(line, "\"value\":\"a\\n\\u0085b\""), "json: C1 control escaped too");
 
 	/* markers */
 	ev.hdr.vals[1].flags = UP_VF_NULL;

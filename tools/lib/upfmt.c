@@ -203,8 +203,16 @@ static void put_json(struct buf *b, const char *str, size_t n)
 			b->len += 6;
 			i++;
 		} else if ((l = utf8_seq_len(s + i, n - i))) {
-			memcpy(d, s + i, l);
-			b->len += l;
+			if (l == 2 && c == 0xc2 && s[i + 1] < 0xa0) {
+				/* C1 controls, as json_write_string does */
+				memcpy(d, "\\u00", 4);
+				d[4] = hex[s[i + 1] >> 4];
+				d[5] = hex[s[i + 1] & 15];
+				b->len += 6;
+			} else {
+				memcpy(d, s + i, l);
+				b->len += l;
+			}
 			i += l;
 		} else {
 			memcpy(d, "\\ufffd", 6);

@@ -211,7 +211,12 @@ void json_write_stringn(FILE *f, const char *str, size_t n)
 			fputc(c, f);
 			i++;
 		} else if ((l = utf8_seq_len(s + i, n - i))) {
-			fwrite(s + i, 1, l, f);
+			/* C1 controls (U+009B is a CSI) are valid JSON as they
+			 * are, but not on the terminal the JSON is printed on */
+			if (l == 2 && c == 0xc2 && s[i + 1] < 0xa0)
+				fprintf(f, "\\u%04x", s[i + 1]);
+			else
+				fwrite(s + i, 1, l, f);
 			i += l;
 		} else {
 			fputs("\\ufffd", f);

@@ -34,7 +34,8 @@ bool str_has_suffix(const char *s, const char *suffix);
 bool str_has_prefix(const char *s, const char *prefix);
 
 /* Write s as a JSON string literal (quotes included) with every byte that is
- * not valid UTF-8 replaced by U+FFFD. */
+ * not valid UTF-8 replaced by U+FFFD and control characters (C0, DEL, C1)
+ * escaped. */
 void json_write_string(FILE *f, const char *s);
 void json_write_stringn(FILE *f, const char *s, size_t n);
 

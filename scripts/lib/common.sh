@@ -180,8 +180,7 @@ ss_run() {
 # is trusted) are skipped.
 ss_shared_with() {
 	_sp=$(readlink -f -- "$1" 2>/dev/null) || return 0
-	_self_ns=$(readlink /proc/self/ns/mnt 2>/dev/null) || return 0
-	_init_ns=$(readlink /proc/1/ns/mnt 2>/dev/null) || _init_ns=$_self_ns
+	[ -e /proc/self/ns/mnt ] || return 0
 	# our mount holding the path: longest mount point that is a prefix
 	# paths reach awk through ENVIRON: -v would take their backslashes
 	# for escape sequences
@@ -200,19 +199,32 @@ ss_shared_with() {
 	# the device, a newline, then the path (which may hold newlines too)
 	_dev=${_where%%"$ss_nl"*}
 	_fsp=${_where#*"$ss_nl"}
+	# the mount tables of the processes of other namespaces, read by one
+	# grep (which, unlike busybox awk, goes on past a process that exits)
+	set --
 	for _d in /proc/[0-9]*; do
-		_ns=$(readlink "$_d/ns/mnt" 2>/dev/null) || continue
-		case "$_ns" in "$_self_ns"|"$_init_ns") continue ;; esac
-		# kernel threads have an empty command line
-		[ "$(head -c 1 "$_d/cmdline" 2>/dev/null | wc -c)" -gt 0 ] || continue
-		SS_DEV=$_dev SS_FSPATH=$_fsp awk '
-			function unesc(s) { gsub(/\\040/, " ", s); gsub(/\\011/, "\t", s);
-				gsub(/\\012/, "\n", s); gsub(/\\134/, "\\", s); return s }
-			BEGIN { dev = ENVIRON["SS_DEV"]; f = ENVIRON["SS_FSPATH"] }
-			$3 == dev { r = unesc($4)
-			  if (r == "/" || f == r || index(f, r "/") == 1) { found = 1; exit } }
-			END { exit !found }' "$_d/mountinfo" 2>/dev/null && echo "${_d#/proc/}"
+		# the same namespace: the same nsfs inode. test -ef forks nothing,
+		# which counts with hundreds of processes; busybox sh, dash and
+		# bash all have it.
+		[ -e "$_d/ns/mnt" ] || continue
+		# shellcheck disable=SC3013
+		[ "$_d/ns/mnt" -ef /proc/self/ns/mnt ] && continue
+		# shellcheck disable=SC3013
+		[ "$_d/ns/mnt" -ef /proc/1/ns/mnt ] && continue
+		# kernel threads (kdevtmpfs has a namespace of its own) have no exe
+		[ -e "$_d/exe" ] || continue
+		set -- "$@" "$_d/mountinfo"
 	done
+	[ "$#" -gt 0 ] || return 0
+	grep -H '' -- "$@" 2>/dev/null | SS_DEV=$_dev SS_FSPATH=$_fsp awk '
+		function unesc(s) { gsub(/\\040/, " ", s); gsub(/\\011/, "\t", s);
+			gsub(/\\012/, "\n", s); gsub(/\\134/, "\\", s); return s }
+		BEGIN { dev = ENVIRON["SS_DEV"]; f = ENVIRON["SS_FSPATH"] }
+		# /proc/PID/mountinfo:ID PARENT MAJ:MIN ROOT ...
+		$3 == dev { r = unesc($4)
+		  if (r == "/" || f == r || index(f, r "/") == 1) {
+			pid = $1; sub(/^\/proc\//, "", pid); sub(/\/mountinfo:.*/, "", pid)
+			if (!(pid in seen)) { seen[pid] = 1; print pid } } }'
 	return 0
 }
 

@@ -2,8 +2,13 @@
 # capture-loop with a cron schedule: busybox crond runs 'capture-loop --once'
 # with the loop's environment (a space and a quote in it on purpose); the
 # capture appears at the next minute; SIGTERM stops crond with the loop.
-# Takes up to a minute: the first tick is at the next full minute.
+# The crontab and the environment file (which holds the push URL with its
+# credentials) are in the loop's private state directory, 0600, and gone
+# after it stops. Takes up to a minute: the first tick is at the next full
+# minute.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
+. "$SIDESCOPE_SRC/tests/lib/private.sh"
+private_workspace "$@"
 require_cmd busybox
 busybox --list | grep -qx crond || skip_all "this busybox has no crond (install busybox-static)"
 loop="$SIDESCOPE_SRC/scripts/capture-loop"
@@ -41,9 +46,19 @@ log="$TMPDIR_TEST/cron.log"
 # 0-7 in day-of-week: busybox crond refuses it; the canonical form is '*'
 SIDESCOPE_OUT="$out" SIDESCOPE_TARGET=$target SIDESCOPE_SCHEDULE='*/1 * * * 0-7' \
 SIDESCOPE_CAPTURE='printf "%s\n" "$CAPTURE_PID" "$LABEL" > "$CAPTURE_BASE.txt"' \
+SIDESCOPE_PUSH_URL='http://user:s3cret@127.0.0.1:9' \
 LABEL="it's here" busybox sh "$loop" 2>"$log" &
 lp=$!
 on_exit "kill $lp"
+state="$TMPDIR/capture-loop"
+wait_for_grep "$log" "capturing on cron schedule" 10
+ok $? "the loop started crond"
+is "$(stat -c %a "$state" "$state/crontabs" "$state/crontabs/root" "$state/cron.env" 2>&1 | tr '\n' ' ')" \
+	"700 700 600 600 " "crontab and environment in the private state directory, 0600"
+like "$(cat "$state/crontabs/root")" "^\\* \\* \\* \\* \\* \\. '$state/cron\\.env' && " \
+	"the crontab sources the environment file of the state directory"
+like "$(cat "$state/cron.env")" "^export SIDESCOPE_PUSH_URL='http://user:s3cret@" "the credentials are there"
+ok "$(! grep -rqs s3cret "$out" "$TMPDIR_TEST/bad"; echo $?)" "and nowhere in the output directory"
 for _ in $(seq 1 1300); do
 	ls "$out"/cronpod-sleep-* >/dev/null 2>&1 && break
 	sleep 0.05
@@ -68,5 +83,7 @@ kill -TERM "$lp"
 wait "$lp"
 is "$?" 0 "SIGTERM: exit 0"
 ok "$([ -n "$crond" ] && [ ! -d "/proc/$crond" ]; echo $?)" "crond is gone too"
+ok "$([ ! -e "$state/crontabs" ] && [ ! -e "$state/cron.env" ]; echo $?)" "the cron files are removed"
+is "$(ls -A "$out" | grep -c '^\.')" 0 "no file of the loop's own in the output directory"
 
 done_testing

@@ -4,19 +4,26 @@
 # tick fails with a logged reason and leaves no partial, staging or
 # temporary file; once space returns the next tick writes complete files;
 # a full disk never empties the Pyroscope push queue; the loop never exits
-# on its own and stops cleanly on SIGTERM.
+# on its own and stops cleanly on SIGTERM. The loop's state directory (push
+# queue, lock) is on the same full disk, beside the output directory.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
+. "$SIDESCOPE_SRC/tests/lib/private.sh"
 require_root
+private_workspace "$@"
 require_cmd busybox flock mount umount gzip
 loop="$SIDESCOPE_SRC/scripts/capture-loop"
 export SIDESCOPE SIDESCOPE_POD=fullpod
 unset SIDESCOPE_SCHEDULE SIDESCOPE_PUSH_URL SIDESCOPE_CAPTURE
 
 T=$TMPDIR_TEST
-out="$T/tiny"
+disk="$T/tiny"
+mkdir -p "$disk"
+mount -t tmpfs -o size=512k,mode=0750 tmpfs "$disk" || skip_all "cannot mount a tmpfs"
+on_exit "umount -l '$disk'"
+out="$disk/out"
+state="$disk/state"
 mkdir -p "$out"
-mount -t tmpfs -o size=512k,mode=0750 tmpfs "$out" || skip_all "cannot mount a tmpfs"
-on_exit "umount -l '$out'"
+export SIDESCOPE_STATE="$state"
 
 "$SIDESCOPE_BUILD/tests/progs/podapp" "$T/app.ready" &
 app=$!
@@ -25,12 +32,12 @@ wait_for_file "$T/app.ready" 10
 ok $? "target started"
 
 # fill the disk to the last block (dd stops at ENOSPC)
-dd if=/dev/zero of="$out/filler" bs=4k 2>/dev/null
+dd if=/dev/zero of="$disk/filler" bs=4k 2>/dev/null
 is "$(df -P "$out" | awk 'NR == 2 { print $4 }')" 0 "the output disk is full"
 
 log="$T/loop.log"
 # pushes go nowhere (connection refused): profiles stay queued in
-# OUT/.push-queue, which must survive the disk filling up again
+# STATE/push-queue, which must survive the disk filling up again
 SIDESCOPE_OUT="$out" SIDESCOPE_TARGET=$app SIDESCOPE_SCHEDULE=1s SIDESCOPE_DURATION=1 \
 	SIDESCOPE_FREQ=99 SIDESCOPE_FORMATS="pb.gz svg folded" \
 	SIDESCOPE_PUSH_URL=http://127.0.0.1:9 SIDESCOPE_PUSH_RETRIES=1 \
@@ -51,12 +58,13 @@ like "$(cat "$log")" "sidescope profile: .*No space left on device" \
 	"full disk: the log says why (no space)"
 ok "$(kill -0 "$lp" 2>/dev/null; echo $?)" "full disk: the loop is still running"
 # between ticks: the loop holds this lock for the whole of a tick
-left=$(flock "$out/.capture-loop.lock" ls -A "$out" | grep -vx filler | grep -vx '\.capture-loop\.lock')
+left=$(flock "$state/lock" ls -A "$out")
 is "$left" "" "full disk: no partial, staging or temporary file left"
+is "$(flock "$state/lock" ls -A "$state" | grep -vx lock)" "" "full disk: no state file left but the lock"
 
 # space again: the next tick writes every format, complete
 n_fail=$(grep -c "failed (exit" "$log")
-rm -f "$out/filler"
+rm -f "$disk/filler"
 wait_for_grep "$log" "wrote $out/fullpod-podapp-$app-[0-9]{8}T[0-9]{6}Z\\.svg" 60
 ok $? "space again: a later tick succeeds"
 # the files of that tick appear together (atomic rename from staging)
@@ -71,9 +79,9 @@ ok "$(kill -0 "$lp" 2>/dev/null; echo $?)" "the loop is still running"
 # full again, with a profile waiting in the push queue
 wait_for_grep "$log" "push of fullpod-podapp-$app-$stamp\\.pb\\.gz failed 1 times; kept queued" 30
 ok $? "the profile is queued for a push that fails"
-queued=$(flock "$out/.capture-loop.lock" cat "$out/.push-queue")
+queued=$(flock "$state/lock" cat "$state/push-queue")
 like "$queued" "$base\\.pb\\.gz\$" "the queue holds it"
-flock "$out/.capture-loop.lock" dd if=/dev/zero of="$out/filler" bs=4k 2>/dev/null
+flock "$state/lock" dd if=/dev/zero of="$disk/filler" bs=4k 2>/dev/null
 n=$(grep -c "failed (exit" "$log")
 w=1200
 while [ "$(grep -c "failed (exit" "$log")" -le "$n" ] && [ "$w" -gt 0 ]; do
@@ -81,14 +89,15 @@ while [ "$(grep -c "failed (exit" "$log")" -le "$n" ] && [ "$w" -gt 0 ]; do
 	w=$((w - 1))
 done
 ok "$([ "$(grep -c "failed (exit" "$log")" -gt "$n" ]; echo $?)" "full again: a tick fails"
-like "$(flock "$out/.capture-loop.lock" cat "$out/.push-queue")" "$base\\.pb\\.gz\$" \
+like "$(flock "$state/lock" cat "$state/push-queue")" "$base\\.pb\\.gz\$" \
 	"full again: the push queue still holds the profile"
 like "$(cat "$log")" "cannot rewrite the push queue in .* \\(disk full\\?\\); kept as it was" \
 	"full again: the log says the queue was kept"
-left=$(flock "$out/.capture-loop.lock" ls -A "$out" | grep -v -e '^fullpod-' -e '^filler$' \
-	-e '^\.capture-loop\.lock$' -e '^\.push-queue$')
+left=$(flock "$state/lock" ls -A "$out" | grep -v -e '^fullpod-')
 is "$left" "" "full again: no partial, staging or temporary file left"
-rm -f "$out/filler"
+is "$(flock "$state/lock" ls -A "$state" | grep -v -e '^lock$' -e '^push-queue$')" "" \
+	"full again: no temporary state file left"
+rm -f "$disk/filler"
 
 kill -TERM "$lp"
 wait "$lp"

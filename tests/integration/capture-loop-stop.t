@@ -3,6 +3,8 @@
 # server holds the request open): the loop still ends cleanly with status
 # 0 once the push returns, and the unpushed profile stays queued.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
+. "$SIDESCOPE_SRC/tests/lib/private.sh"
+private_workspace "$@"
 require_cmd busybox node flock curl
 loop="$SIDESCOPE_SRC/scripts/capture-loop"
 export SIDESCOPE SIDESCOPE_POD=stoppod
@@ -46,7 +48,9 @@ wait "$lp"
 is "$?" 0 "SIGTERM during the push: exit 0"
 like "$(tail -1 "$log")" "capture-loop: stopped$" "the loop says it stopped"
 unlike "$(cat "$log")" "retry in" "no retry backoff once stopping"
-like "$(cat "$out/.push-queue" 2>/dev/null)" "$out/stoppod-sleep-$target-[0-9]{8}T[0-9]{6}Z\\.pb\\.gz\$" \
+state="$TMPDIR/capture-loop"
+like "$(cat "$state/push-queue" 2>/dev/null)" "$out/stoppod-sleep-$target-[0-9]{8}T[0-9]{6}Z\\.pb\\.gz\$" \
 	"the unpushed profile stays queued"
-ok "$([ ! -e "$out/.push-queue.new" ]; echo $?)" "no temporary queue file left"
+ok "$([ ! -e "$state/push-queue.new" ]; echo $?)" "no temporary queue file left"
+is "$(ls -A "$out" | grep -c '^\.')" 0 "no file of the loop's own in the output directory"
 done_testing

@@ -3,11 +3,17 @@
 # <pod>-<target>-<pid>-<UTC>.<ext>, retention by count and bytes, a failing
 # capture that does not stop the loop, SIGTERM mid-capture leaving nothing
 # partial, and pushes to a strict loopback Pyroscope receiver with retries
-# and a queue that survives an unreachable server.
+# and a queue that survives an unreachable server. The loop's own files
+# (lock, push queue) stay in its private state directory, never in the
+# output directory; pruning never opens a file, never follows a link and
+# never logs a name it did not make.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/pprof.sh"
-require_cmd busybox node flock
+. "$SIDESCOPE_SRC/tests/lib/private.sh"
+private_workspace "$@"
+require_cmd busybox node flock timeout mkfifo
 require_pprof
+state="$TMPDIR/capture-loop"
 loop="$SIDESCOPE_SRC/scripts/capture-loop"
 export SIDESCOPE SIDESCOPE_POD=testpod
 unset SIDESCOPE_SCHEDULE SIDESCOPE_PUSH_URL SIDESCOPE_TARGET SIDESCOPE_CAPTURE
@@ -88,7 +94,7 @@ is "$?" 0 "SIGTERM ends the loop with status 0"
 ok "$([ $(($(date +%s) - t0)) -le 2 ]; echo $?)" "and at once"
 diag "$(tail -4 "$log")"
 
-files=$(ls -A "$out" | grep -v '^\.capture-loop\.lock$\|^\.push-queue$')
+files=$(ls -A "$out")
 bad=$(printf '%s\n' "$files" | grep -Ev "$name_re" || :)
 is "$bad" "" "every file is named <pod>-<target>-<pid>-<UTC time>.<ext>"
 is "$(printf '%s\n' "$files" | wc -l)" 4 "retention kept exactly SIDESCOPE_KEEP=4 files"
@@ -110,7 +116,10 @@ for f in "$recv"/*.pb.gz; do
 	"$PPROF" -raw "$f" >/dev/null 2>&1 || raw_ok=1
 done
 ok "$raw_ok" "pprof reads every pushed body"
-is "$(cat "$out/.push-queue" 2>/dev/null)" "" "nothing left in the push queue"
+is "$(cat "$state/push-queue" 2>/dev/null)" "" "nothing left in the push queue"
+is "$(stat -c %a "$state")" 700 "the state directory is private (0700)"
+ok "$([ -f "$state/lock" ] && [ ! -e "$state/capture.pid" ]; echo $?)" \
+	"the lock is in the state directory; no pid file once stopped"
 kill "$RP"
 
 # --- byte limit -----------------------------------------------------------------
@@ -163,14 +172,17 @@ t0=$(date +%s)
 wait "$lp"
 is "$?" 0 "SIGTERM mid-capture: exit 0"
 ok "$([ $(($(date +%s) - t0)) -le 3 ]; echo $?)" "promptly"
-is "$(ls -A "$out4" | grep -v '^\.capture-loop\.lock$')" "" "no file, partial or staged, is left"
+is "$(ls -A "$out4")" "" "no file, partial or staged, is left"
 like "$(cat "$TMPDIR_TEST/slow.log")" "stopped during the capture of PID $app: discarded" "the discarded capture is logged"
 
 # --- unreachable server: nothing lost, pushed later -----------------------------
+# SIDESCOPE_STATE names the state directory
 out5="$TMPDIR_TEST/out5"
+export SIDESCOPE_STATE="$TMPDIR_TEST/state5"
 SIDESCOPE_OUT="$out5" SIDESCOPE_CAPTURE="$CAPTURE" SIDESCOPE_PUSH_RETRIES=2 \
 SIDESCOPE_PUSH_URL="http://127.0.0.1:9" busybox sh "$loop" --once 2>"$TMPDIR_TEST/q.log"
-is "$(wc -l < "$out5/.push-queue")" 1 "an unpushed profile stays queued"
+is "$(wc -l < "$SIDESCOPE_STATE/push-queue")" 1 "an unpushed profile stays queued, in SIDESCOPE_STATE"
+is "$(ls -A "$out5" | grep -c '^\.')" 0 "nothing of the loop's own in the output directory"
 like "$(cat "$TMPDIR_TEST/q.log")" "failed 2 times; kept queued" "after SIDESCOPE_PUSH_RETRIES attempts"
 is "$(ls "$out5"/*.pb.gz | wc -l)" 1 "and its file is kept"
 sleep 1
@@ -179,6 +191,32 @@ start_receiver "$recv2"
 SIDESCOPE_OUT="$out5" SIDESCOPE_CAPTURE="$CAPTURE" \
 SIDESCOPE_PUSH_URL="http://127.0.0.1:$(cat "$recv2/port")" busybox sh "$loop" --once 2>>"$TMPDIR_TEST/q.log"
 is "$(ls "$recv2"/*.pb.gz | wc -l)" 2 "the next tick pushes the queued profile and its own"
-is "$(cat "$out5/.push-queue")" "" "queue empty"
+is "$(cat "$SIDESCOPE_STATE/push-queue")" "" "queue empty"
+unset SIDESCOPE_STATE
+
+# --- pruning: sizes from stat, links and other files left alone ------------------
+# A FIFO, a link to a file elsewhere and a directory named like old captures,
+# and a name with an escape sequence: pruning to one file must neither block
+# (a FIFO opened for its size) nor delete through the link, nor print the
+# escape.
+out6="$TMPDIR_TEST/out6"
+mkdir -p "$out6"
+echo precious > "$TMPDIR_TEST/victim"
+ln -s "$TMPDIR_TEST/victim" "$out6/testpod-podapp-1-20000101T000000Z.txt"
+mkfifo "$out6/testpod-podapp-2-20000101T000001Z.txt"
+mkdir "$out6/testpod-podapp-3-20000101T000002Z.txt"
+esc=$(printf 'testpod-a\033[31mred-4-20000101T000003Z.txt')
+echo old > "$out6/$esc"
+echo old > "$out6/testpod-podapp-5-20000101T000004Z.txt"
+SIDESCOPE_OUT="$out6" SIDESCOPE_KEEP=1 SIDESCOPE_CAPTURE="$CAPTURE" \
+	timeout 20 busybox sh "$loop" --once 2>"$TMPDIR_TEST/prune.log"
+is "$?" 0 "prune over a FIFO, a link and a directory: exit 0, no hang"
+is "$(cat "$TMPDIR_TEST/victim")" precious "the link's target is untouched"
+ok "$([ -L "$out6/testpod-podapp-1-20000101T000000Z.txt" ] && [ -p "$out6/testpod-podapp-2-20000101T000001Z.txt" ] &&
+	[ -d "$out6/testpod-podapp-3-20000101T000002Z.txt" ]; echo $?)" "the link, the FIFO and the directory are left alone"
+ok "$([ ! -e "$out6/testpod-podapp-5-20000101T000004Z.txt" ]; echo $?)" "an old regular capture was pruned"
+is "$(ls "$out6" | grep -Ec "$name_re")" 1 "the newest capture is kept (SIDESCOPE_KEEP=1)"
+unlike "$(cat "$TMPDIR_TEST/prune.log")" "$(printf '\033')" "no escape sequence in the log"
+unlike "$(cat "$TMPDIR_TEST/prune.log")" "pruned testpod-(a|podapp-[123]-)" "nothing but regular files of safe names pruned"
 
 done_testing

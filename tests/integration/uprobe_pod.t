@@ -2,7 +2,8 @@
 # sidescope uprobe in a simulated pod: the target runs from a binary that
 # exists only in its own mount namespace (its private /tmp); sidescope, in
 # another mount namespace of the same PID namespace, traces it by PID
-# through /proc/PID/root and shows the pod's PIDs and TIDs.
+# through /proc/PID/root and shows the pod's PIDs and TIDs. Probes after
+# "--" are probes only, even one that reads like an option.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/pod.sh"
 require_root
@@ -84,6 +85,25 @@ pod_sidecar "$SIDESCOPE" uprobe -p "$APP" "p:/tmp/sidescope-only-$$:add_ints" \
 is "$?" 1 "a binary missing in the target's namespace: exit 1"
 like "$(cat "$TMPDIR_TEST/err")" "cannot open /tmp/sidescope-only-$$ in the mount namespace of PID $APP" \
 	"the message says which namespace"
+echo quit >&3
+exec 3>&-
+
+# probes after "--", as uprobe-trace passes them: one that looks like an
+# option is a bad probe, never an option (getopt_long would permute it)
+start_app 4
+pod_sidecar "$SIDESCOPE" uprobe -p "$APP" -- "-o$TMPDIR_TEST/injected" \
+	'p:/tmp/uprobe_target:add_ints "%d", arg1' > /dev/null 2> "$TMPDIR_TEST/err"
+is "$?" 2 "'-o FILE' after --: a usage error"
+ok "$([ ! -e "$TMPDIR_TEST/injected" ]; echo $?)" "and no file was opened"
+pod_sidecar "$SIDESCOPE" uprobe -p "$APP" -c 2 -- 'p:/tmp/uprobe_target:add_ints "%d", arg1' \
+	> "$_d/out" 2> "$_d/err" &
+tr=$!
+on_exit "kill $tr"
+wait_for_grep "$_d/err" "tracing|error"
+printf 'ints\n' >&3
+wait "$tr"
+is "$?" 0 "probes after --: exit 0"
+is "$(grep -c add_ints "$_d/out")" 2 "probes after --: traced"
 echo quit >&3
 exec 3>&-
 

@@ -4,6 +4,9 @@
 # backticks and a leading dash. capture-loop, cpu-profile, uprobe-trace (and
 # doctor -o) must write where they are asked, match the process by its name,
 # and never run or glob any part of a name. Real captures in a simulated pod.
+# capture-loop writes into the sidecar's own volume (/run/sidescope): it
+# refuses an output directory that the app's mounts reach; cpu-profile and
+# uprobe-trace write into one the app reaches, and warn.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/pod.sh"
 require_root
@@ -37,28 +40,44 @@ is "$(pod_sidecar cat "/proc/$app/comm")" "$name" "its process name is hostile t
 
 # capture-loop --once: hostile output directory (absolute) and pod name,
 # the target by its hostile name, a real CPU profile
-out1="$T/-loop $evil"
+priv=/run/sidescope
+out1="$priv/-loop $evil"
 pod_sidecar env SIDESCOPE="$SIDESCOPE" SIDESCOPE_LIB="$SIDESCOPE_LIB" \
 	SIDESCOPE_OUT="$out1" SIDESCOPE_TARGET="$name" SIDESCOPE_POD="pod $evil" \
 	SIDESCOPE_DURATION=1 SIDESCOPE_FORMATS="pb.gz folded" \
 	busybox sh "$scripts/capture-loop" --once 2>"$T/loop.err"
 ok $? "capture-loop --once: exit 0"
 [ -s "$T/loop.err" ] && diag "$(cat "$T/loop.err")"
-files=$(ls -A "$out1" | grep -v '^\.capture-loop')
+files=$(pod_sidecar ls -A "$out1")
 like "$files" "^pod_x__q___d___.*--b_c_d_e__f_x-$app-[0-9]{8}T[0-9]{6}Z\\.folded\$" \
 	"capture-loop: the files are in the asked directory, with safe names"
 is "$(printf '%s\n' "$files" | wc -l | tr -d ' ')" 2 "capture-loop: both formats and nothing else"
-like "$(cat "$out1"/*.folded 2>/dev/null)" "run_app" "capture-loop: the profile is of the program"
+# shellcheck disable=SC2016 # expanded by the sidecar's sh
+like "$(pod_sidecar sh -c 'cat "$1"/*.folded' sh "$out1" 2>/dev/null)" "run_app" \
+	"capture-loop: the profile is of the program"
 
 # a relative SIDESCOPE_OUT that starts with a dash, from the working directory
-pod_sidecar sh -c 'cd "$1" && shift && exec "$@"' sh "$T/cwd" \
+pod_sidecar mkdir -p "$priv/cwd"
+pod_sidecar sh -c 'cd "$1" && shift && exec "$@"' sh "$priv/cwd" \
 	env SIDESCOPE="$SIDESCOPE" SIDESCOPE_LIB="$SIDESCOPE_LIB" SIDESCOPE_POD=pod \
 	SIDESCOPE_OUT="-loop $evil" SIDESCOPE_TARGET="$name" SIDESCOPE_DURATION=1 \
 	SIDESCOPE_FORMATS=folded busybox sh "$scripts/capture-loop" --once 2>"$T/loop2.err"
 ok $? "capture-loop --once, SIDESCOPE_OUT=-DIR: exit 0"
 [ -s "$T/loop2.err" ] && diag "$(cat "$T/loop2.err")"
-like "$(ls "$T/cwd/-loop $evil")" "^pod--b_c_d_e__f_x-$app-[0-9]{8}T[0-9]{6}Z\\.folded\$" \
+like "$(pod_sidecar ls "$priv/cwd/-loop $evil")" "^pod--b_c_d_e__f_x-$app-[0-9]{8}T[0-9]{6}Z\\.folded\$" \
 	"capture-loop: the file is in the asked relative directory"
+is "$(pod_sidecar ls -A "$priv/cwd")" "-loop $evil" "capture-loop: nothing else in the working directory"
+
+# an output directory the app reaches (the host's filesystem, in its mount
+# namespace too): refused before any capture
+pod_sidecar env SIDESCOPE="$SIDESCOPE" SIDESCOPE_LIB="$SIDESCOPE_LIB" \
+	SIDESCOPE_OUT="$T/-shared $evil" SIDESCOPE_TARGET="$name" SIDESCOPE_DURATION=1 \
+	busybox sh "$scripts/capture-loop" --once 2>"$T/loop3.err"
+is "$?" 1 "capture-loop --once into a directory the app reaches: exit 1"
+like "$(cat "$T/loop3.err")" "^capture-loop: output directory '$T/-shared x 'q' .*' is on a volume that other containers mount \\(PIDs [0-9 ]+\\)" \
+	"capture-loop: the error names the directory and the other containers' processes"
+is "$(wc -l < "$T/loop3.err" | tr -d ' ')" 1 "capture-loop: in one line"
+is "$(ls -A "$T/-shared $evil")" "" "capture-loop: nothing was written there"
 
 # cpu-profile: a relative output directory that starts with a dash
 out2="-cpu $evil"
@@ -66,7 +85,8 @@ pod_sidecar sh -c 'cd "$1" && shift && exec "$@"' sh "$T/cwd" \
 	env SIDESCOPE="$SIDESCOPE" SIDESCOPE_LIB="$SIDESCOPE_LIB" SIDESCOPE_POD=pod \
 	busybox sh "$scripts/cpu-profile" -d 1 -o "$out2" -- "$name" >"$T/cpu.out" 2>"$T/cpu.err"
 ok $? "cpu-profile -o -DIR -- -NAME: exit 0"
-[ -s "$T/cpu.err" ] && diag "$(cat "$T/cpu.err")"
+like "$(cat "$T/cpu.err")" "^cpu-profile: warning: output directory '\\./-cpu x 'q' .*' is on a volume that other containers mount \\(PIDs [0-9 ]+\\): the app could alter or remove the results there\$" \
+	"cpu-profile: one line warns that the app reaches the output directory"
 is "$(cd -- "$T/cwd/$out2" && ls | sed 's/-[0-9]\{8\}T[0-9]\{6\}Z//' | sort | tr '\n' ' ')" \
 	"pod--b_c_d_e__f_x-$app.folded pod--b_c_d_e__f_x-$app.pb.gz pod--b_c_d_e__f_x-$app.svg " \
 	"cpu-profile: three files in the asked directory"
@@ -80,7 +100,8 @@ pod_sidecar env SIDESCOPE="$SIDESCOPE" SIDESCOPE_LIB="$SIDESCOPE_LIB" SIDESCOPE_
 	busybox sh "$scripts/uprobe-trace" -c 1 -d 20 -o "$out3" -- "$name" \
 	"p:$bin:greet_utf16 \"%s\", str16(arg1, arg2)" >"$T/up.out" 2>"$T/up.err"
 ok $? "uprobe-trace -o DIR -- -NAME 'p:HOSTILE PATH:func': exit 0"
-[ -s "$T/up.err" ] && diag "$(cat "$T/up.err")"
+like "$(cat "$T/up.err")" "^uprobe-trace: warning: output directory '$T/-probe x 'q' .*' is on a volume that other containers mount" \
+	"uprobe-trace: one line warns that the app reaches the output directory"
 f=$(ls "$out3" 2>/dev/null)
 like "$f" "^pod--b_c_d_e__f_x-$app-[0-9]{8}T[0-9]{6}Z\\.txt\$" "uprobe-trace: the file is in the asked directory"
 like "$(cat "$out3/$f" 2>/dev/null)" "greet_utf16 h.llo w.rld" "uprobe-trace: the event was traced (UTF-16 decoded)"
@@ -92,8 +113,8 @@ like "$(cat "$T/doctor.out")" "PASS +output directory \\./-doc x 'q'.* writable"
 ok "$([ -d "$T/cwd/-doc $evil" ]; echo $?)" "doctor: the directory is the one asked for"
 
 # nothing ran, nothing was globbed
-is "$(find "$T" -name 'pwned*' | wc -l | tr -d ' ')" 0 "no part of a name was run"
-is "$(find "$T" -name globbed | wc -l | tr -d ' ')" 1 "no name was globbed into a file name"
+is "$(pod_sidecar find "$T" "$priv" -name 'pwned*' | wc -l | tr -d ' ')" 0 "no part of a name was run"
+is "$(pod_sidecar find "$T" "$priv" -name globbed | wc -l | tr -d ' ')" 1 "no name was globbed into a file name"
 is "$(ls -A "$T/cwd" | grep -v -e '^globbed$' -e '^-cpu ' -e '^-loop ' -e '^-doc ' | wc -l | tr -d ' ')" 0 \
 	"nothing else was created in the working directory"
 done_testing

@@ -26,6 +26,11 @@ RUN sh /tmp/install-deps --runtime-only \
        /usr/share/doc/* /usr/share/man/* /tmp/install-deps
 COPY --from=build /install/usr/local/ /usr/local/
 ENV SIDESCOPE_OUT=/out
+# The sidecar's own temporary files and state (cron job, push queue) go in
+# a directory no other container can reach: the podspecs mount an emptyDir
+# of the sidecar's alone at /run. The scripts refuse a TMPDIR that another
+# container mounts, since the app can write every shared emptyDir.
+ENV TMPDIR=/run/sidescope/tmp
 RUN mkdir -p /out
 WORKDIR /out
 LABEL org.opencontainers.image.title="sidescope" \

@@ -151,10 +151,10 @@ stop_hostile
 
 # ---- mappings and files ---------------------------------------------------
 
-start_hostile maps -- --maps 20000
+start_hostile maps -- --maps 60000
 run maps "$SIDESCOPE" profile -p "$APP" -d 3 -o "$W/maps.folded"
 profiled maps
-ok "$([ "$RSS" -lt 400 ]; echo $?)" "/proc/PID/maps past 64 MiB: read in part (${RSS} MiB)"
+ok "$([ "$RSS" -lt 300 ]; echo $?)" "a 240 MiB /proc/PID/maps: 64 MiB of it read (${RSS} MiB)"
 
 # a stripped binary whose debug files (by build id and .gnu_debuglink)
 # are FIFOs in the app's root
@@ -176,13 +176,20 @@ run debugfifo "$SIDESCOPE" profile -p "$APP" -d 3 -o "$W/debugfifo.folded"
 ok "$([ "$RC" = 0 ] && [ "$SECS" -lt 40 ]; echo $?)" "FIFOs at the debug-file paths: no hang (${SECS}s)"
 stop_hostile
 
-# the ReadyToRun fixture (built with the .NET SDK, which CI has)
-DLL="$SIDESCOPE_BUILD/r2r/publish/R2RSample.dll"
-ok "$([ -f "$DLL" ]; echo $?)" "the ReadyToRun fixture exists ($DLL)"
+# a large ReadyToRun assembly (the .NET SDK's, which CI installs): its
+# indexing takes long enough for the truncations to land in it
+DLL=$(ls "$(dirname "$(readlink -f "$(command -v dotnet)")")"/shared/Microsoft.NETCore.App/*/System.Private.CoreLib.dll 2>/dev/null | tail -n 1)
+ok "$([ -f "$DLL" ]; echo $?)" "a ReadyToRun assembly to map ($DLL)"
 start_hostile dll -- --dll "$DLL"
 run dll "$SIDESCOPE" profile -p "$APP" -d 3 -o "$W/dll.folded"
 profiled dll
-ok "$([ "$RC" -lt 128 ]; echo $?)" "an assembly truncated while mapped: no SIGBUS (exit $RC)"
+ok "$([ "$RC" -lt 128 ]; echo $?)" "profile: an assembly truncated while read, no SIGBUS (exit $RC)"
+worst=0
+for i in $(seq 20); do
+	run "dll-methods$i" "$SIDESCOPE" dotnet-methods "/proc/$APP/root/tmp/App.dll"
+	[ "$RC" -le "$worst" ] || worst=$RC
+done
+ok "$([ "$worst" -lt 128 ]; echo $?)" "dotnet-methods, 20 times: never killed by a signal (worst exit $worst)"
 stop_hostile
 
 # ---- uprobes ------------------------------------------------------------

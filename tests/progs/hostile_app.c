@@ -117,13 +117,18 @@ static int map_dll(const char *src)
 	       -1 : 0;
 }
 
-/* Truncate the mapped assembly, then put it back: over and over. */
+/* Put the mapped assembly back, then truncate it for a moment: over and
+ * over, so that a reader finds it whole and then loses it under its feet. */
 static void *dll_churn(void *arg)
 {
 	(void)arg;
 	while (!stop) {
-		if (ftruncate(dll_fd, 0) || pwrite(dll_fd, dll_bytes, dll_len, 0) < 0)
-			usleep(1000);
+		if (pwrite(dll_fd, dll_bytes, dll_len, 0) < 0)
+			break;
+		usleep(20000);
+		if (ftruncate(dll_fd, 0))
+			break;
+		usleep(500);
 	}
 	return NULL;
 }

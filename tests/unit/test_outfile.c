@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "outfile.h"
@@ -340,6 +341,38 @@ static void test_errors(void)
 	       "strerror: block device");
 }
 
+/* A directory the writer may write but not list (0300): still works. Run
+ * as nobody when the test runs as root, who may read any directory. */
+static void test_write_only_dir(void)
+{
+	struct outfile *o;
+	int status = -1;
+	pid_t pid;
+
+	ok(mkdir(at("wx"), 0300) == 0, "write-only directory: made");
+	if (geteuid() == 0 && (chown(at("wx"), 65534, 65534) < 0 || chmod(dir, 0711) < 0))
+		diag("cannot hand the directory to nobody: %s", strerror(errno));
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (geteuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+			_exit(2);
+		o = outfile__open(at("wx/out"));
+		if (!o)
+			_exit(3);
+		fputs("x", outfile__fp(o));
+		_exit(outfile__commit(o) ? 4 : 0);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	chmod(dir, 0700);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	   "write-only directory: written (exit %d)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	ok(access(at("wx/out"), F_OK) == 0, "write-only directory: the file is there");
+	unlink(at("wx/out"));
+	rmdir(at("wx"));
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -360,6 +393,7 @@ int main(void)
 	test_refusals();
 	test_devices();
 	test_errors();
+	test_write_only_dir();
 	cleanup_dir();
 	rmdir(dir);
 	return done_testing();

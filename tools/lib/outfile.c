@@ -269,6 +269,10 @@ struct outfile *outfile__open(const char *path)
 	if (!dir || !o->base)
 		goto fail_nomem;
 	o->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* a directory we may write but not read: every *at() call works on
+	 * an O_PATH descriptor, only the fsync after the rename does not */
+	if (o->dirfd < 0 && errno == EACCES)
+		o->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (o->dirfd < 0)
 		goto fail;
 	if (fstatat(o->dirfd, o->base, &sb, AT_SYMLINK_NOFOLLOW) < 0) {

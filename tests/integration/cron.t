@@ -28,6 +28,9 @@ is "$(TZ=CET-1CEST,M3.5.0,M10.5.0/3 "$S" cron next '30 2 * * *' -n 2 --from 2026
 	"2026-03-30T02:30:00+02:00 2026-03-31T02:30:00+02:00 " "next: local time with its offset; a DST gap is skipped"
 is "$(TZ=CET-1CEST,M3.5.0,M10.5.0/3 "$S" cron next '0 12 * * *' -n 1 --from 2026-01-10T00:00)" \
 	"2026-01-10T12:00:00+01:00" "next: --from without a zone is local time"
+# capture-loop passes the schedule after "--": an expression is never an option
+is "$("$S" cron next -n 1 --from 2026-12-01T09:27:00Z -- '*/20 * * * *')" "2026-12-01T09:40:00Z" \
+	"next: the expression after --"
 n=$("$S" cron next '* * * * *' | wc -l)
 is "$n" 5 "next: five times by default, from now"
 

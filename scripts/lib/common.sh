@@ -146,7 +146,7 @@ ss_kubectl_cp_hint() {
 	_ns=""
 	[ -z "${POD_NAMESPACE:-}" ] || _ns="-n $POD_NAMESPACE "
 	printf 'kubectl cp %s-c %s %s:%s ./%s\n' "$_ns" "${SIDESCOPE_CONTAINER:-sidescope}" \
-		"${SIDESCOPE_POD:-${POD_NAME:-$(ss_pod_name)}}" "$1" "$(basename "$1")"
+		"${SIDESCOPE_POD:-${POD_NAME:-$(ss_pod_name)}}" "$1" "$(basename -- "$1")"
 }
 
 # Run a command in the background and wait for it, passing SIGINT and

@@ -189,8 +189,10 @@ sleep 1
 recv2="$TMPDIR_TEST/recv2"
 start_receiver "$recv2"
 SIDESCOPE_OUT="$out5" SIDESCOPE_CAPTURE="$CAPTURE" \
-SIDESCOPE_PUSH_URL="http://127.0.0.1:$(cat "$recv2/port")" busybox sh "$loop" --once 2>>"$TMPDIR_TEST/q.log"
+SIDESCOPE_PUSH_URL="http://user:pw$$@127.0.0.1:$(cat "$recv2/port")" busybox sh "$loop" --once 2>>"$TMPDIR_TEST/q.log"
 is "$(ls "$recv2"/*.pb.gz | wc -l)" 2 "the next tick pushes the queued profile and its own"
+like "$(cat "$TMPDIR_TEST/q.log")" "pushed .* to http://127\\.0\\.0\\.1:" "the log names the server"
+unlike "$(cat "$TMPDIR_TEST/q.log")" "pw$$" "but not the credentials in its URL"
 is "$(cat "$SIDESCOPE_STATE/push-queue")" "" "queue empty"
 unset SIDESCOPE_STATE
 

@@ -3,7 +3,8 @@
 # namespace, started before any session daemon) emits its events through
 # its tracepoint provider; scripts/lttng-capture, run as the sidecar,
 # starts the daemon, waits for the app to register over the shared
-# /var/run/lttng and /dev/shm, and records them; babeltrace2 reads them.
+# app-socket directory (the app's /var/run/lttng) and /dev/shm, and records
+# them; babeltrace2 reads them.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/pod.sh"
 . "$SIDESCOPE_SRC/tests/lib/dotnet.sh"
@@ -14,13 +15,13 @@ CAPTURE="$SIDESCOPE_SRC/scripts/lttng-capture"
 [ -f "$CAPTURE" ] || skip_all "needs scripts/lttng-capture"
 [ -f "$DOTNET_APP_DIR/libsampleapp-tp.so" ] || skip_all "the sample's tracepoint provider is not built"
 
-pod_start || skip_all "cannot create PID and mount namespaces"
-# The pod's emptyDirs: its own /var/run/lttng and /dev/shm, shared by app and
-# sidecar and by nothing else on the machine. The session daemon lives in
-# the pod's PID namespace and ends with it.
-pod_sidecar sh -c 'mkdir -p /var/run/lttng && mount -t tmpfs -o mode=0755 tmpfs /var/run/lttng &&
-	mount -t tmpfs -o mode=1777 tmpfs /dev/shm'
-ok $? "the pod has its own /var/run/lttng and /dev/shm"
+# The pod's emptyDirs as the podspecs have them: the sidecar's own
+# /var/run/lttng, the app-socket directory (the sidecar's /run/lttng-apps,
+# the app's /var/run/lttng) and /dev/shm, seen by nothing else on the
+# machine. The session daemon lives in the pod's PID namespace and ends
+# with it.
+pod_start --share-lttng || skip_all "cannot create PID and mount namespaces"
+pass "the pod has the LTTng layout of the podspecs"
 dotnet_start pod
 ok $? "the sample started in the pod, before any session daemon"
 diag "app: pid $DOTNET_PID in the pod, $DOTNET_HOST_PID on the host, $DOTNET_URL"

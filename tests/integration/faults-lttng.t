@@ -1,8 +1,9 @@
 #!/bin/sh
 # Faults around lttng-capture in a simulated pod with a real lttng-sessiond:
 # the daemon killed (SIGKILL, SIGTERM) while recording; a disk too small,
-# then one that fills up; output directories, session names and event
-# patterns full of shell metacharacters.
+# then one that fills up; a trace that reaches --max-size; output
+# directories, session names and event patterns full of shell
+# metacharacters.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/pod.sh"
 require_root
@@ -25,7 +26,7 @@ touch "$T/a.go"
 
 # ---- 1. lttng-sessiond killed while recording ------------------------------
 for sig in KILL TERM; do
-	tag=$(echo "k$sig" | tr 'A-Z' 'a-z')
+	tag=$(echo "k$sig" | tr '[:upper:]' '[:lower:]')
 	lttngpod_capture "$tag" -p "$app" -o "$T/$tag"
 	wait_for_grep "$T/$tag.err" "tracing .*into|error" 30
 	ok $? "SIG$sig: capture started"
@@ -41,7 +42,7 @@ for sig in KILL TERM; do
 	wait_for_grep "$T/$tag.err" "died|error" 15
 	wait "$cap_bg"
 	is "$?" 1 "SIG$sig to lttng-sessiond: the capture exits 1"
-	err=$(sed '/starting lttng-sessiond/d; /tracing .*into/d' "$T/$tag.err")
+	err=$(sed '/starting lttng-sessiond/d; /tracing .*into/d; /warning: output directory/d' "$T/$tag.err")
 	diag "$err"
 	is "$(printf '%s\n' "$err" | wc -l | tr -d ' ')" 1 "SIG$sig: one line of error"
 	like "$err" "^lttng-capture: error: lttng-sessiond \\(PID $dpid\\) died during the capture; kept [0-9]+ events written before it died in $T/$tag\$" \
@@ -91,6 +92,45 @@ is "$(pod_sidecar babeltrace2 "$T/tiny/trace" 2>/dev/null | wc -l | tr -d ' ')" 
 free=$(pod_sidecar df -Pk "$T/tiny" | awk 'NR == 2 { print $4 }')
 ok "$([ "$free" -gt 0 ]; echo $?)" "full disk: space left for the final flush ($free KiB)"
 
+# --max-size: the capture stops while what a stop flushes still fits below
+# it, and the trace is complete
+lttngpod_capture max -p "$app" -o "$T/max" --buffer-size 64k --max-size 4M
+wait_for_grep "$T/max.err" "max-size|error: " 60
+ok $? "--max-size 4M: the capture stops by itself"
+wait "$cap_bg"
+is "$?" 0 "--max-size: exit 0"
+diag "$(cat "$T/max.err")"
+like "$(cat "$T/max.err")" "warning: the trace neared --max-size 4M \\([0-9]+ KiB on disk\\): the capture stopped early; the trace is complete up to then" \
+	"--max-size: it says so"
+kib=$(du -sk "$T/max" | cut -f1)
+ok "$([ "$kib" -le 4096 ]; echo $?)" "--max-size: the trace stays below it ($kib KiB)"
+n=$(readable "$T/max")
+ok "$([ "${n:-0}" -gt 0 ]; echo $?)" "--max-size: the trace reads back ($n events)"
+is "$n" "$(sed -n 's/^events: //p' "$T/max.out")" "--max-size: with the count printed"
+is "$(babeltrace2 "$T/max" 2>/dev/null | wc -l | tr -d ' ')" "$n" "--max-size: babeltrace2 reads the same"
+# snapshots: each one adds the ring buffers; the one that would not fit is
+# not taken
+lttngpod_capture maxs -p "$app" -o "$T/maxs" --buffer-size 64k --max-size 3M --snapshot
+wait_for_grep "$T/maxs.err" "tracing .*into|error" 30
+for _i in $(seq 40); do
+	grep -q "max-size" "$T/maxs.err" && break
+	lttngpod_signal maxs USR1
+	wait_for_grep "$T/maxs.err" "snapshot $_i recorded|max-size" 10
+done
+wait_for_grep "$T/maxs.err" "max-size|error: " 30
+wait "$cap_bg"
+is "$?" 0 "--max-size --snapshot: exit 0"
+diag "$(cat "$T/maxs.err")"
+like "$(cat "$T/maxs.err")" "snapshot not recorded: it could take the trace past --max-size 3M|the trace neared --max-size 3M" \
+	"--max-size --snapshot: the capture stops before a snapshot that would not fit"
+kib=$(du -sk "$T/maxs" | cut -f1)
+ok "$([ "$kib" -le 3072 ]; echo $?)" "--max-size --snapshot: below the limit ($kib KiB)"
+babeltrace2 "$T/maxs" >/dev/null 2>&1
+ok $? "--max-size --snapshot: babeltrace2 reads the snapshots"
+pod_sidecar busybox sh "$CAP" -p "$app" -o "$T/maxt" --max-size 1M -d 1 >/dev/null 2>"$T/maxt.err"
+is "$?" 1 "--max-size below the ring buffers: exit 1"
+like "$(cat "$T/maxt.err")" "error: --max-size 1M is too small for the ring buffers" "and says so"
+
 # another writer fills the disk at once: the consumer daemon hits ENOSPC
 # before a check sees it coming and gets stuck (lttng-tools 2.13); the
 # script must not hang with it
@@ -99,6 +139,7 @@ pod_sidecar mount -t tmpfs -o size=8m tmpfs "$T/shared"
 lttngpod_stop_daemon	# the capture starts its own, and stops it
 lttngpod_capture filled -p "$app" -o "$T/shared/trace" --buffer-size 64k --stop-daemon
 wait_for_grep "$T/filled.err" "tracing .*into|error" 30
+# shellcheck disable=SC2016 # $1 is the inner shell's
 pod_sidecar sh -c 'cat /dev/zero > "$1/filler"' sh "$T/shared" 2>/dev/null
 wait_for_grep "$T/filled.err" "error: " 60
 ok $? "disk filled by another writer: the capture ends"

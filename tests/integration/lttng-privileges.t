@@ -1,10 +1,14 @@
 #!/bin/sh
-# The least privilege of lttng-capture: root (user ID 0) with no capability
-# at all runs a whole capture, lttng-sessiond included; the sidecar's set
-# (CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE) works too. lttng-sessiond started
-# the default way needs CAP_CHOWN where a 'tracing' group exists; the
-# script's --group avoids that. Without user ID 0: one line naming what is
-# missing and 'doctor'. Traces are 0640 or stricter.
+# The least privilege of lttng-capture: LTTng itself needs no capability,
+# but a sidecar with none is one the app (root, with a container's usual
+# capabilities) may ptrace, reaching the daemon's private control socket
+# through /proc/PID/root: refused, in one line naming the fix. Root (user
+# ID 0) with CAP_SYS_PTRACE alone runs a whole capture, lttng-sessiond
+# included; the sidecar's set (CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE) works
+# too. lttng-sessiond started the default way needs CAP_CHOWN where a
+# 'tracing' group exists; the script's --group avoids that. Without user
+# ID 0: one line naming what is missing and 'doctor'. Traces are 0640 or
+# stricter.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/pod.sh"
 require_root
@@ -33,7 +37,20 @@ lttngpod_app a -n 1000000
 ok $? "the app started (pid $app in the pod)"
 touch "$T/a.go"
 
-for caps in "" "$LEAST_CAPS"; do
+# no capability: the app holds every capability the sidecar has
+LTTNGPOD_CAPS=""
+export LTTNGPOD_CAPS
+lttngpod_capture cnone -p "$app" -o "$T/none" -d 2
+unset LTTNGPOD_CAPS
+wait "$cap_bg"
+is "$?" 1 "no capability: refused, exit 1"
+is "$(wc -l < "$T/cnone.err" | tr -d ' ')" 1 "no capability: one line"
+like "$(cat "$T/cnone.err")" "error: processes of another container \\(PIDs [0-9 ]*${app}[0-9 ]*\\) may hold every capability this sidecar has: .*add \"SYS_PTRACE\" to this sidecar's capabilities" \
+	"no capability: names the app and the fix"
+is "$(lttngpod_daemons)" "" "no capability: no daemon started"
+ok "$([ ! -e "$T/none" ]; echo $?)" "no capability: no output directory"
+
+for caps in sys_ptrace "$LEAST_CAPS"; do
 	name=${caps:-none}
 	LTTNGPOD_CAPS=$caps
 	export LTTNGPOD_CAPS
@@ -56,8 +73,11 @@ done
 
 # why --group: lttng-sessiond's default needs CAP_CHOWN for 'tracing'
 if getent group tracing >/dev/null 2>&1; then
-	capped "" lttng-sessiond --daemonize --no-kernel >/dev/null 2>&1
-	ok "$([ "$?" != 0 ]; echo $?)" "a 'tracing' group exists: lttng-sessiond's default start fails without CAP_CHOWN"
+	if capped "" lttng-sessiond --daemonize --no-kernel >/dev/null 2>&1; then
+		fail "a 'tracing' group exists: lttng-sessiond's default start fails without CAP_CHOWN"
+	else
+		pass "a 'tracing' group exists: lttng-sessiond's default start fails without CAP_CHOWN"
+	fi
 	lttngpod_stop_daemon
 	capped chown lttng-sessiond --daemonize --no-kernel >/dev/null 2>&1
 	ok $? "and works with CAP_CHOWN"
@@ -71,7 +91,7 @@ pod_sidecar setpriv --reuid=65534 --regid=65534 --clear-groups -- \
 	busybox sh "$CAP" -p "$app" -o "$T/nobody" -d 1 >/dev/null 2>"$T/nobody.err"
 is "$?" 1 "not user ID 0: exit 1"
 is "$(wc -l < "$T/nobody.err" | tr -d ' ')" 1 "not user ID 0: one line"
-like "$(cat "$T/nobody.err")" "error: must run as root, user ID 0 .*no capability is needed.*run 'doctor lttng'" \
+like "$(cat "$T/nobody.err")" "error: must run as root, user ID 0 .*run 'doctor lttng'" \
 	"not user ID 0: names what is missing and doctor"
 is "$(lttngpod_daemons)" "" "no daemon left"
 done_testing

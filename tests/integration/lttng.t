@@ -1,8 +1,10 @@
 #!/bin/sh
 # lttng-capture in a simulated pod with a real lttng-sessiond: the app (with
-# lttng-ust tracepoints) in its own mount namespace, sharing only the pod's
-# /var/run/lttng and /dev/shm with the sidecar; its events captured,
-# summarized and converted to Chrome JSON; babeltrace2 reads every trace.
+# lttng-ust tracepoints) in its own mount namespace, sharing only the
+# app-socket directory (its /var/run/lttng, the sidecar's /run/lttng-apps)
+# and /dev/shm with the sidecar; its events captured, summarized and
+# converted to Chrome JSON; babeltrace2 reads every trace. The attacks of
+# a hostile app are in lttng-hostile.t.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/pod.sh"
 require_root
@@ -128,7 +130,7 @@ stop_capture c
 is "$?" 0 "snapshot capture ended"
 like "$(cat "$T/c.out")" "^snapshots: 2\$" "exit records another snapshot"
 is "$(find "$T/c" -name metadata | wc -l | tr -d ' ')" 2 "two snapshot traces on disk"
-j=$("$SIDESCOPE" ctf summary "$T/c/$(ls "$T/c" | head -1)" --json)
+j=$("$SIDESCOPE" ctf summary "$(find "$T/c" -mindepth 1 -maxdepth 1 | sort | head -n 1)" --json)
 is "$(printf '%s' "$j" | jq '[.by_name[] | select(.name == "sidescope_app:request") | .count] | add')" 200 \
 	"first snapshot holds the app's 200 requests"
 is "$(printf '%s' "$j" | jq -r '[.processes[].procname] | unique | join(",")')" "lttng_app" "-n: only the target's events"
@@ -179,6 +181,7 @@ sleep_pid=$!
 on_exit "kill $sleep_pid"
 sp=""
 for _i in $(seq 50); do
+	# shellcheck disable=SC2016 # for the shell in the pod
 	sp=$(pod_sidecar sh -c 'for d in /proc/[0-9]*; do [ "$(cat $d/comm 2>/dev/null)" = sleep ] && [ "$(cat $d/cmdline | tr "\0" " ")" = "sleep 1000 " ] && echo ${d#/proc/}; done' | head -1)
 	[ -n "$sp" ] && break
 	sleep 0.1
@@ -192,12 +195,17 @@ pod_sidecar sh -c '! lttng list >/dev/null 2>&1'
 ok $? "--stop-daemon: the daemon the script started is gone"
 like "$out" "did not register with lttng-sessiond within 1s" "says it did not register"
 like "$out" "has not loaded liblttng-ust" "knows why: no lttng-ust"
-like "$out" "/var/run/lttng is not shared" "lists the shared socket directory"
+like "$out" "the app's /var/run/lttng is not the directory this sidecar has at" "lists the shared socket directory"
 like "$out" "/dev/shm is not shared" "lists the shared /dev/shm"
 
 out=$(pod_sidecar busybox sh "$CAP" --domain python -d 1 -o "$T/py" 2>&1)
 is "$?" 0 "--domain python: a session for the python agent"
 like "$out" "events: 0" "nothing recorded without a python app"
+port=$(pod_sidecar cat /var/run/lttng/agent.port)
+like "$port" "^[0-9]+$" "the daemon's agent port is in its own /var/run/lttng ($port)"
+pod_app cat /var/run/lttng/agent.port >"$T/agent.port"
+wait "$!"
+is "$(cat "$T/agent.port")" "$port" "and published in the app's /var/run/lttng, where its agents look"
 
 # ---- 6. usage -------------------------------------------------------------
 busybox sh "$CAP" --bogus >/dev/null 2>&1
@@ -206,10 +214,15 @@ busybox sh "$CAP" -p 1 -n x >/dev/null 2>&1
 is "$?" 2 "-p with -n exits 2"
 busybox sh "$CAP" --preset nope >/dev/null 2>&1
 is "$?" 2 "unknown preset exits 2"
+busybox sh "$CAP" --max-size lots >/dev/null 2>&1
+is "$?" 2 "a bad --max-size exits 2"
+busybox sh "$CAP" --max-size 512k >/dev/null 2>&1
+is "$?" 2 "--max-size below 1M exits 2"
+is "$(busybox sh "$CAP" --help | awk 'length > 80' | wc -l | tr -d ' ')" 0 "--help fits 80 columns"
 busybox sh "$CAP" --help | grep -q '^EXAMPLES:'
 ok $? "--help has examples"
 if command -v shellcheck >/dev/null 2>&1; then
-	shellcheck -s sh "$CAP"
+	(cd "$SIDESCOPE_SRC" && shellcheck -s sh -x scripts/lttng-capture)
 	ok $? "shellcheck -s sh is clean"
 fi
 pod_sidecar sh -c '! lttng list 2>/dev/null | grep -q sidescope-'

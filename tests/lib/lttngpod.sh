@@ -9,8 +9,8 @@
 APP="$SIDESCOPE_BUILD/tests/progs/lttng_app"
 CAP="$SIDESCOPE_SRC/scripts/lttng-capture"
 
-# Stop the pod's lttng-sessiond by its PID file (the pod's teardown takes
-# whatever is left). The simulated pod's PID 1 does not reap: a dead
+# Stop the pod's lttng-sessiond by its PID file, in the sidecar's own
+# /var/run/lttng (the pod's teardown takes whatever is left). The simulated pod's PID 1 does not reap: a dead
 # daemon stays a zombie.
 lttngpod_stop_daemon() {
 	# shellcheck disable=SC2016

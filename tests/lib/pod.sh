@@ -11,14 +11,22 @@ POD_APP_CGROUP=""	# the app "container"'s cgroup (v2), when one could be made
 
 # Start the pod: a PID namespace whose PID 1 just waits, with /proc mounted
 # for that namespace in a mount namespace of its own. With --share-lttng the
-# pod also gets its own /var/run/lttng and /dev/shm (tmpfs, like emptyDirs)
-# that the app and the sidecar share and the host does not see.
+# pod gets the podspecs' LTTng layout, tmpfs standing for emptyDirs the
+# host does not see: the sidecar's own /var/run/lttng (lttng-sessiond's
+# control sockets), which no app holds; the app-socket directory, 0777
+# like an emptyDir, that the sidecar has at /run/lttng-apps and every app
+# at /var/run/lttng; a shared /dev/shm (0777). Those apps (pod_app,
+# pod_outsider) are root without CAP_SYS_PTRACE, as in a pod.
 pod_start() {
 	_ready="$TMPDIR_TEST/pod.pause"
 	_pre="mkdir -p /run/sidescope && mount -t tmpfs -o mode=0700 tmpfs /run/sidescope"
 	if [ "${1:-}" = --share-lttng ]; then
-		mkdir -p /var/run/lttng /dev/shm
-		_pre="$_pre && mount -t tmpfs -o mode=0755 tmpfs /var/run/lttng && mount -t tmpfs -o mode=1777 tmpfs /dev/shm"
+		mkdir -p /run/lttng /run/lttng-apps /dev/shm
+		_pre="$_pre && mount -t tmpfs -o mode=0755 tmpfs /run/lttng &&
+			mount -t tmpfs -o mode=0777 tmpfs /run/lttng-apps &&
+			mount -t tmpfs -o mode=0777 tmpfs /dev/shm"
+		POD_LTTNG_APPS=/run/lttng-apps	# read by the apps' init
+		export POD_LTTNG_APPS
 	fi
 	# shellcheck disable=SC2016
 	unshare --pid --fork --mount --propagation private --mount-proc \
@@ -58,6 +66,15 @@ _POD_APP_INIT='
 	for d in $keep; do
 		mkdir -p "$d" && mount --bind "$old${d#/tmp}" "$d" || exit 1
 	done
+	# pod_start --share-lttng: the app-socket directory at /var/run/lttng in
+	# place of the sidecar private one, and no CAP_SYS_PTRACE (a pod gives
+	# its app none; with it the app could reach the sidecar through
+	# /proc/PID/root)
+	if [ -n "${POD_LTTNG_APPS:-}" ]; then
+		umount -l /run/lttng && mount --bind "$POD_LTTNG_APPS" /run/lttng &&
+			umount -l "$POD_LTTNG_APPS" || exit 1
+		set -- setpriv --inh-caps=-sys_ptrace --bounding-set=-sys_ptrace -- "$@"
+	fi
 	exec "$@"'
 
 # Run a command as the app, in the background, in its own mount namespace
@@ -90,11 +107,21 @@ pod_host_pid() {
 	return 1
 }
 
-# Run a command in the pod's mount namespace (its shared /var/run/lttng and
-# /dev/shm) but in the host's PID namespace, in the background: an app the
-# pod's processes cannot see.
+# Run a command in the pod's mount namespace (with pod_start --share-lttng,
+# the app-socket directory at /var/run/lttng and the shared /dev/shm) but in
+# the host's PID namespace, in the background: an app the pod's processes
+# cannot see. It mounts the /proc of its PID namespace first: umount reads
+# /proc/self, which the pod's /proc does not have for it.
 pod_outsider() {
+	# shellcheck disable=SC2016
 	nsenter -t "$POD_PAUSE" --mount -- \
 		unshare --mount --propagation private \
-		sh -c 'umount -l /run/sidescope && mount -t tmpfs -o mode=1777 tmpfs /tmp && exec "$@"' sh "$@" &
+		sh -c 'mount -t proc proc /proc && umount -l /run/sidescope &&
+			mount -t tmpfs -o mode=1777 tmpfs /tmp || exit 1
+			if [ -n "${POD_LTTNG_APPS:-}" ]; then	# as in the app init above
+				umount -l /run/lttng && mount --bind "$POD_LTTNG_APPS" /run/lttng &&
+					umount -l "$POD_LTTNG_APPS" || exit 1
+				set -- setpriv --inh-caps=-sys_ptrace --bounding-set=-sys_ptrace -- "$@"
+			fi
+			exec "$@"' sh "$@" &
 }

@@ -1,8 +1,12 @@
 #!/bin/sh
+# shellcheck disable=SC2016 # code for the shells in other namespaces
 # doctor in a simulated pod (shared PID namespace, the app in its own mount
-# namespace with a perf map in its private /tmp): PASS with exactly the
-# least capabilities, FAIL with the right fix without them, without a
-# shared PID namespace, and with an unwritable output directory.
+# namespace with a perf map in its private /tmp, root without
+# CAP_SYS_PTRACE): PASS with exactly the least capabilities, FAIL with the
+# right fix without them, without a shared PID namespace, with an
+# unwritable or read-only output directory, with an output directory or
+# TMPDIR on a volume the app mounts too, and with an app that could ptrace
+# the sidecar. Its probe file follows no planted link and opens no FIFO.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/pod.sh"
 . "$SIDESCOPE_SRC/tests/lib/caps.sh"
@@ -15,15 +19,19 @@ like "$(busybox sh "$doctor" -h)" "^doctor: check that this sidecar" "-h prints 
 busybox sh "$doctor" kernel >/dev/null 2>&1
 is "$?" 2 "unknown technique exits 2"
 
+# shellcheck disable=SC2119 # no --share-lttng
 pod_start || skip_all "cannot create PID and mount namespaces"
 ready="$TMPDIR_TEST/app.ready"
-pod_app "$SIDESCOPE_BUILD/tests/progs/podapp" "$ready"
+# the app as pods run it: root without CAP_SYS_PTRACE
+pod_app setpriv --inh-caps=-sys_ptrace --bounding-set=-sys_ptrace -- \
+	"$SIDESCOPE_BUILD/tests/progs/podapp" "$ready"
 wait_for_file "$ready" 10
 ok $? "app started in the simulated pod"
 app=$(cat "$ready")
 on_exit "kill $(pod_host_pid "$app")"
-out="$TMPDIR_TEST/out dir"
-mkdir -p "$out"
+# an output directory of the sidecar's own: in its private volume
+out="/run/sidescope/out dir"
+pod_sidecar mkdir -p "$out"
 
 # the sidecar with exactly CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE
 as_sidecar() { # CAPS CMD...
@@ -42,6 +50,9 @@ like "$res" "PASS  shared PID namespace: other containers' processes visible \\(
 like "$res" "PASS  perf maps visible for PIDs .*$app" "its perf map is found in its private /tmp"
 like "$res" "PASS  kernel BTF" "BTF"
 like "$res" "PASS  output directory $out writable" "output directory with a space"
+like "$res" "PASS  output directory $out: this sidecar's own" "the output directory is private"
+like "$res" "PASS  TMPDIR /run/sidescope/tmp: this sidecar's own" "so is TMPDIR"
+like "$res" "PASS  no other container can ptrace this one" "and the app cannot ptrace the sidecar"
 unlike "$res" "FAIL" "no failure"
 
 res=$(as_sidecar "" busybox sh "$doctor" profile -o "$out" 2>&1)
@@ -49,6 +60,9 @@ is "$?" 1 "no capabilities: doctor fails"
 like "$res" "FAIL  capabilities: missing CAP_BPF CAP_PERFMON CAP_SYS_PTRACE" "names the missing capabilities"
 like "$res" 'fix: securityContext.capabilities.add: \["BPF", "PERFMON", "SYS_PTRACE"\]' "and the podspec fix"
 like "$res" "FAIL  perf_event_paranoid" "perf_event_paranoid without CAP_PERFMON"
+like "$res" "FAIL  PIDs .*$app.* of another container may hold every capability this sidecar has" \
+	"no capabilities: the app could ptrace the sidecar"
+like "$res" 'fix: add "SYS_PTRACE" to this sidecar' "with the fix"
 
 res=$(as_sidecar "bpf,perfmon" busybox sh "$doctor" uprobe -o "$out" 2>&1)
 like "$res" "missing CAP_SYS_PTRACE \\(" "only the one missing capability is named"
@@ -78,14 +92,70 @@ res=$(as_sidecar "$LEAST_CAPS" busybox sh "$doctor" profile -o /proc/sidescope-o
 is "$?" 1 "unwritable output directory fails"
 like "$res" "FAIL  output directory /proc/sidescope-out is not writable" "says which"
 
-# LTTng: failures count only when asked for
+# places the app reaches too (in this simulated pod, the host's files)
+shared="$TMPDIR_TEST/shared out"
+mkdir -p "$shared"
+res=$(as_sidecar "$LEAST_CAPS" busybox sh "$doctor" profile -o "$shared" 2>&1)
+is "$?" 1 "an output directory the app mounts too fails"
+like "$res" "FAIL  output directory $shared is on a volume other containers mount \\(PIDs .*$app" \
+	"names it and the app"
+like "$res" "fix: give the output directory an emptyDir mounted only in this sidecar" "with the fix"
+res=$(pod_sidecar env TMPDIR="$TMPDIR_TEST/tmpd" busybox sh "$doctor" profile -o "$out" 2>&1)
+is "$?" 1 "a TMPDIR the app mounts too fails"
+like "$res" "FAIL  TMPDIR $TMPDIR_TEST/tmpd is on a volume other containers mount" "says so"
+like "$res" "fix: give this sidecar an emptyDir of its own at /run" "with the fix"
+
+# an app container with CAP_SYS_PTRACE (pod_app alone keeps every capability)
+pod_app sleep 1000
+tracer=$!
+on_exit "kill $tracer"
+res=""
+for _i in $(seq 50); do
+	res=$(as_sidecar "$LEAST_CAPS" busybox sh "$doctor" profile -o "$out" 2>&1)
+	case "$res" in *"may hold CAP_SYS_PTRACE"*) break ;; esac
+	sleep 0.1
+done
+like "$res" "FAIL  PIDs .* of another container may hold CAP_SYS_PTRACE: they could ptrace this sidecar" \
+	"an app with CAP_SYS_PTRACE fails"
+like "$res" "fix: take SYS_PTRACE from the app container" "with the fix"
+kill "$tracer"
+
+# a read-only output directory: one FAIL line with the fix, no shell error
+ro="$TMPDIR_TEST/ro"
+mkdir -p "$ro"
 res=$(unshare --pid --fork --mount-proc --mount sh -c \
-	'mount -t tmpfs none /run && busybox sh "$1" -o "$2"' sh "$doctor" "$out" 2>&1)
-like "$res" "WARN  /var/run/lttng does not exist" "all checks: a missing /var/run/lttng warns"
+	'mount -t tmpfs -o ro tmpfs "$1" && busybox sh "$2" profile -o "$1"' sh "$ro" "$doctor" 2>&1)
+is "$?" 1 "read-only output directory: doctor fails"
+like "$res" "FAIL  output directory $ro is not writable: Read-only file system" "says so"
+like "$res" "fix: mount a writable emptyDir at $ro" "with the fix"
+unlike "$res" "^sh: |can.t create|cannot create" "and no shell error"
+
+# the probe: as PID 1 of a PID namespace, where a name made from the PID
+# would be .doctor-probe.1, planted as a FIFO and as a link
+for kind in fifo link; do
+	d="$TMPDIR_TEST/probe-$kind"
+	mkdir -p "$d"
+	if [ "$kind" = fifo ]; then mkfifo "$d/.doctor-probe.1"; else ln -s "$TMPDIR_TEST/victim" "$d/.doctor-probe.1"; fi
+	res=$(timeout -s KILL 20 unshare --kill-child --pid --fork --mount-proc busybox sh "$doctor" profile -o "$d" 2>&1)
+	ok "$([ $? -lt 124 ]; echo $?)" "a planted $kind in the output directory: doctor does not hang"
+	like "$res" "PASS  output directory $d writable" "a planted $kind: the directory is writable"
+	is "$(find "$d" -mindepth 1 -printf '%f %y\n')" ".doctor-probe.1 $(echo "$kind" | cut -c1 | sed 's/f/p/')" \
+		"a planted $kind: left as it was, no probe left"
+done
+ok "$([ ! -e "$TMPDIR_TEST/victim" ]; echo $?)" "nothing was written through the link"
+
+# LTTng: failures count only when asked for (the LTTng layout itself is
+# checked in lttng-hostile.t)
 res=$(unshare --pid --fork --mount-proc --mount sh -c \
-	'mount -t tmpfs none /run && busybox sh "$1" lttng -o "$2"' sh "$doctor" "$out" 2>&1)
-is "$?" 1 "doctor lttng fails without /var/run/lttng"
-like "$res" "FAIL  /var/run/lttng does not exist" "with the LTTng fix"
+	'mount -t tmpfs none /run && busybox sh "$1" -o /run/out' sh "$doctor" 2>&1)
+like "$res" "WARN  LTTng app-socket directory /run/lttng-apps does not exist" \
+	"all checks: a missing app-socket directory warns"
+like "$res" "PASS  LTTng control directory /var/run/lttng: this sidecar's own" "the control directory can be made"
+res=$(unshare --pid --fork --mount-proc --mount sh -c \
+	'mount -t tmpfs none /run && busybox sh "$1" lttng -o /run/out' sh "$doctor" 2>&1)
+is "$?" 1 "doctor lttng fails without the app-socket directory"
+like "$res" "FAIL  LTTng app-socket directory /run/lttng-apps does not exist" "says so"
+like "$res" "fix: mount the emptyDir the app has at /var/run/lttng at /run/lttng-apps in this sidecar" "with the fix"
 unlike "$res" "capabilities" "and checks no capabilities"
 
 done_testing

@@ -64,11 +64,13 @@ podman_base_image() {
 # a rebuild after a small change takes seconds.
 podman_build_images() {
 	_log="$TMPDIR_TEST/build.log"
-	pm build --pull=never --layers --target build -t "$BUILD_IMAGE" "$SIDESCOPE_SRC" >"$_log" 2>&1 &&
-	pm build --pull=never --layers -t "$SIDESCOPE_IMAGE" "$SIDESCOPE_SRC" >>"$_log" 2>&1 &&
-	pm build --pull=never --layers -t "$APP_IMAGE" \
-		-f "$SIDESCOPE_SRC/tests/pod/app.Containerfile" "$SIDESCOPE_SRC/tests/pod" >>"$_log" 2>&1 ||
-	{ tail -30 "$_log" | diag; return 1; }
+	if ! { pm build --pull=never --layers --target build -t "$BUILD_IMAGE" "$SIDESCOPE_SRC" >"$_log" 2>&1 &&
+		pm build --pull=never --layers -t "$SIDESCOPE_IMAGE" "$SIDESCOPE_SRC" >>"$_log" 2>&1 &&
+		pm build --pull=never --layers -t "$APP_IMAGE" \
+			-f "$SIDESCOPE_SRC/tests/pod/app.Containerfile" "$SIDESCOPE_SRC/tests/pod" >>"$_log" 2>&1; }; then
+		tail -30 "$_log" | diag
+		return 1
+	fi
 }
 
 # Everything a pod test needs, serialised across concurrent test files.
@@ -81,7 +83,10 @@ podman_images() {
 }
 
 POD_SPEC=""	# the substituted copy of the last played podspec
-POD_VOLUMES='tmp\|out\|lttng\|shm'	# the podspecs' volume names (sed alternatives)
+POD_VOLUMES='run\|tmp\|out\|lttng\|shm'	# the podspecs' volume names (sed alternatives)
+# Where kube play finds the podspecs' Localhost seccomp profiles (the
+# kubelet's seccomp root on a node)
+POD_SECCOMP_ROOT="$SIDESCOPE_SRC/podspecs/seccomp"
 _pod_n=0
 
 # Play a podspec under the test images; registers its teardown.
@@ -110,7 +115,8 @@ pod_play() { # pod_play SPEC [SED_EXPR...]
 	done
 	on_exit "podman volume rm -f$_vols"
 	on_exit "podman --runtime runc kube down '$POD_SPEC'"
-	pm kube play --quiet "$POD_SPEC" >"$TMPDIR_TEST/play.log" 2>&1 ||
+	pm kube play --quiet --seccomp-profile-root "$POD_SECCOMP_ROOT" "$POD_SPEC" \
+		>"$TMPDIR_TEST/play.log" 2>&1 ||
 		{ diag "$(cat "$TMPDIR_TEST/play.log")"; return 1; }
 }
 

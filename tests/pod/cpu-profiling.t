@@ -1,9 +1,11 @@
 #!/bin/sh
+# shellcheck disable=SC2016 # commands for the shell in the container
 # podspecs/cpu-profiling.yaml as a real pod (podman, runc): the image built
-# from the Dockerfile, the least-privilege sidecar next to the test app (a
-# JIT-like process with a perf map). What a user does through kubectl exec:
-# doctor, sidescope ps, cpu-profile, kubectl cp; then SIGTERM ends the idle
-# sidecar at once.
+# from the Dockerfile, the least-privilege sidecar (three capabilities, a
+# read-only root filesystem and /tmp, the podspecs' own seccomp profile)
+# next to the test app (a JIT-like process with a perf map). What a user
+# does through kubectl exec: doctor, sidescope ps, cpu-profile, kubectl cp;
+# then SIGTERM ends the idle sidecar at once.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/podman.sh"
 . "$SIDESCOPE_SRC/tests/lib/pprof.sh"
@@ -26,12 +28,27 @@ pod_play "$SIDESCOPE_SRC/podspecs/cpu-profiling.yaml"
 ok_or_bail $? "cpu-profiling.yaml plays"
 pod=$(pod_name_of sidescope-cpu)
 ex() { pod_exec "$pod" sidescope "$@"; }
+# ok when the command fails
+fails() { _d=$1; shift; if "$@" >/dev/null 2>&1; then fail "$_d"; else pass "$_d"; fi; }
 pod_wait_exec 20 "$pod" sidescope sh -c 'sidescope ps -n podapp -q | grep -q .'
 ok $? "the sidecar sees the app's process"
 app=$(ex sidescope ps -n podapp -q)
 is "$(ex sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)" 000000c000080000 \
 	"the sidecar has exactly CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE"
-is "$(ex sed -n 's/^Seccomp:[[:space:]]*//p' /proc/self/status)" 0 "seccomp unconfined from the annotation"
+is "$(ex sed -n 's/^Seccomp:[[:space:]]*//p' /proc/self/status)" 2 \
+	"a seccomp filter: podspecs/seccomp/sidescope.json from the annotation"
+res=$(ex unshare -U true 2>&1)
+like "$res" "Operation not permitted" "the profile refuses what the sidecar never does (unshare)"
+if [ "$(uname -m)" = x86_64 ]; then
+	# ptrace(PTRACE_TRACEME), system call 101: the runtime's default profile
+	# allows it, this one does not; and bpf() works (doctor below)
+	is "$(ex perl -e 'print syscall(101, 0, 0, 0, 0) == -1 ? $! + 0 : 0')" 1 \
+		"and ptrace(), which a default profile allows: the profile is ours"
+fi
+fails "the root filesystem is read-only" ex sh -c 'echo x > /usr/local/x'
+fails "the app's /tmp is read-only in the sidecar" ex sh -c 'echo x > /tmp/x'
+ex sh -c 'echo x > /run/sidescope-probe && rm /run/sidescope-probe && echo x > /out/probe && rm /out/probe'
+ok $? "its own /run and /out are writable"
 
 res=$(ex doctor profile 2>&1)
 is "$?" 0 "doctor profile passes in the least-privilege pod"

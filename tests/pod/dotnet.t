@@ -30,14 +30,7 @@ ok "$rc" "the sample image builds from the installed runtime"
 # so the app's non-root user could not create lttng-ust's wait file in
 # /dev/shm and an app started before the session daemon would never
 # register; the app runs as root here.
-# Until the deployment has the podspecs' LTTng layout (see
-# podspecs/lttng.yaml), the copy gets it: the sidecar mounts the app's
-# LTTng volume at /run/lttng-apps, not at its own /var/run/lttng, which
-# lttng-capture refuses to share with the app.
-layout='s|^|&|'
-grep -q '/run/lttng-apps' "$SPEC" ||
-	layout='/- name: sidescope$/,$ s|mountPath: /var/run/lttng$|mountPath: /run/lttng-apps|'
-pod_play "$SPEC" "s|$SAMPLE_IMAGE_IN_SPEC|$SAMPLE_IMAGE|g" "s|runAsNonRoot: true|runAsUser: 0|" "$layout"
+pod_play "$SPEC" "s|$SAMPLE_IMAGE_IN_SPEC|$SAMPLE_IMAGE|g" "s|runAsNonRoot: true|runAsUser: 0|"
 ok $? "examples/dotnet/deployment.yaml plays"
 pod=$(pod_name_of sampleapp)
 sc() { pod_exec "$pod" sidescope "$@"; }

@@ -128,7 +128,7 @@ $(BUILD)/workload: examples/workload/workload.c | $(BUILD)/obj
 	$(TARGET_CC) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -fno-optimize-sibling-calls \
 		-Wall -Wextra -Werror $(SANFLAGS) -o $@ $<
 
-$(BUILD)/tests/unit/%.t: tests/unit/%.c tests/lib/tap.h $(LIBSS) | $(BUILD)/tests/unit
+$(BUILD)/tests/unit/%.t: tests/unit/%.c tests/lib/tap.h tests/lib/corelib.h $(LIBSS) | $(BUILD)/tests/unit
 	$(CC) $(CFLAGS) -Itests/lib $(LDFLAGS) -o $@ $< $(LIBSS) $(LDLIBS)
 
 $(BUILD)/tests/progs/%: tests/progs/%.c | $(BUILD)/tests/progs

@@ -289,3 +289,37 @@ ss_tmpdir() {
 	export TMPDIR
 	printf '%s\n' "$TMPDIR"
 }
+
+# The mount ID of PID $1's root mount (tells its container).
+ss_root_mount() { awk '$5 == "/" { print $1; f = 1; exit } END { exit !f }' "/proc/$1/mountinfo" 2>/dev/null; }
+
+# The processes of other containers that could ptrace this one (and so
+# reach its files through /proc/PID/root: Linux lets a process ptrace one of
+# the same user whose capabilities are a subset of its own), one
+# "PID REASON" a line: "ptrace" when their container may hold
+# CAP_SYS_PTRACE, "superset" when it may hold every capability we have (a
+# process of the same user then needs none). Only from files anyone may
+# read: /proc/PID/mountinfo tells the container (its root mount), CapBnd
+# what it can gain, uid_map the user namespace.
+ss_ptrace_reachers() {
+	_own=$(ss_root_mount self) || return 0
+	_pid1=$(ss_root_mount 1) || _pid1=$_own
+	_map=$(cat /proc/self/uid_map 2>/dev/null)
+	_prm=$(sed -n 's/^CapPrm:[[:space:]]*//p' /proc/self/status)
+	for _d in /proc/[0-9]*; do
+		_p=${_d#/proc/}
+		[ "$_p" != 1 ] || continue
+		_m=$(ss_root_mount "$_p") || continue
+		case "$_m" in "$_own"|"$_pid1") continue ;; esac
+		# kernel threads have an empty command line
+		[ "$(head -c 1 "$_d/cmdline" 2>/dev/null | wc -c)" -gt 0 ] || continue
+		[ "$(cat "$_d/uid_map" 2>/dev/null)" = "$_map" ] || continue
+		_bnd=$(sed -n 's/^CapBnd:[[:space:]]*//p' "$_d/status" 2>/dev/null)
+		[ -n "$_bnd" ] || continue
+		if [ $(( (0x$_bnd >> 19) & 1 )) -eq 1 ]; then
+			echo "$_p ptrace"
+		elif [ $(( 0x$_prm & ~0x$_bnd )) -eq 0 ]; then
+			echo "$_p superset"
+		fi
+	done
+}

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "corelib.h"
 #include "r2r.h"
 #include "tap.h"
 
@@ -419,36 +420,6 @@ static void test_bad_files(void)
 	       failed, survived);
 	free(copy);
 	free(file);
-}
-
-static int find_corelib(char *out, size_t n)
-{
-	const char *env = getenv("SIDESCOPE_CORELIB");
-	const char *dirs[] = { "/usr/share/dotnet/shared/Microsoft.NETCore.App",
-			       "/usr/lib/dotnet/shared/Microsoft.NETCore.App" };
-	char best[256] = "";
-
-	if (env && *env) {
-		snprintf(out, n, "%s", env);
-		return 0;
-	}
-	for (size_t d = 0; d < 2; d++) {
-		DIR *dir = opendir(dirs[d]);
-		struct dirent *de;
-
-		if (!dir)
-			continue;
-		while ((de = readdir(dir))) {
-			if (de->d_name[0] == '.' || strverscmp(de->d_name, best) <= 0)
-				continue;
-			snprintf(best, sizeof(best), "%s", de->d_name);
-			snprintf(out, n, "%s/%s/System.Private.CoreLib.dll", dirs[d], best);
-		}
-		closedir(dir);
-		if (best[0])
-			return access(out, R_OK);
-	}
-	return -1;
 }
 
 static void test_corelib(void)

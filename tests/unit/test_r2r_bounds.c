@@ -6,38 +6,8 @@
 #define R2R_ARENA_MAX (1ull << 20)
 #include "../../tools/lib/r2r.c"
 
-#include <dirent.h>
-
+#include "corelib.h"
 #include "tap.h"
-
-static int find_corelib(char *out, size_t n)
-{
-	const char *dirs[] = { "/usr/share/dotnet/shared/Microsoft.NETCore.App",
-			       "/usr/lib/dotnet/shared/Microsoft.NETCore.App" };
-	char best[256] = "";
-
-	if (getenv("SIDESCOPE_CORELIB") && *getenv("SIDESCOPE_CORELIB")) {
-		snprintf(out, n, "%s", getenv("SIDESCOPE_CORELIB"));
-		return 0;
-	}
-	for (size_t d = 0; d < 2; d++) {
-		DIR *dir = opendir(dirs[d]);
-		struct dirent *de;
-
-		if (!dir)
-			continue;
-		while ((de = readdir(dir))) {
-			if (de->d_name[0] == '.' || strverscmp(de->d_name, best) <= 0)
-				continue;
-			snprintf(best, sizeof(best), "%s", de->d_name);
-			snprintf(out, n, "%s/%s/System.Private.CoreLib.dll", dirs[d], best);
-		}
-		closedir(dir);
-		if (best[0])
-			return access(out, R_OK);
-	}
-	return -1;
-}
 
 int main(void)
 {

@@ -162,6 +162,7 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	}
 	stat_inc(PSTAT_SAMPLES);
 	key.pid = tgid;
+	key.tid = ns.pid;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (want_user)
 		key.ustack = take_stack(ctx, 0, BPF_F_USER_STACK, PSTAT_USTACK_ERR,

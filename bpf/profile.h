@@ -30,10 +30,10 @@ enum profile_stat {
 /* Stacks are stored by a 64-bit hash of their addresses; 0 means no stack. */
 struct profile_key {
 	__u32 pid;	/* tgid in the sidecar's PID namespace */
-	__u32 pad;
+	__u32 tid;	/* thread id in the sidecar's PID namespace */
 	__u64 ustack;	/* hash, 0: none */
 	__u64 kstack;
-	char comm[PROFILE_COMM_LEN];
+	char comm[PROFILE_COMM_LEN];	/* the thread's name */
 };
 
 struct profile_stack {

@@ -35,8 +35,9 @@ ok $? "examples/dotnet/deployment.yaml plays"
 pod=$(pod_name_of sampleapp)
 sc() { pod_exec "$pod" sidescope "$@"; }
 
-podman --runtime runc cp "$SIDESCOPE_SRC/examples/dotnet/load.sh" "$pod-sidescope:/usr/local/bin/load.sh"
-pod_wait_exec 60 "$pod" sidescope sh /usr/local/bin/load.sh -q -n 1 -p 10 -E "$URL" ready
+# the sidecar's root is read-only: the load script goes to its own /run
+podman --runtime runc cp "$SIDESCOPE_SRC/examples/dotnet/load.sh" "$pod-sidescope:/run/load.sh"
+pod_wait_exec 60 "$pod" sidescope sh /run/load.sh -q -n 1 -p 10 -E "$URL" ready
 ok $? "the app answers the sidecar on localhost:8080"
 out=$(sc doctor 2>&1)
 rc=$?
@@ -46,14 +47,14 @@ app=$(sc sidescope ps -q --others -n dotnet)
 like "$app" '^[0-9]+$' "sidescope ps finds the app's dotnet process (PID $app)"
 
 # --- CPU: cpu-profile under fibonacci load ---
-sc sh -c 'echo "$$" > /tmp/load.pid; exec load.sh -q -n 0 -F -p 38 http://127.0.0.1:8080' &
+sc sh -c 'echo "$$" > /run/load.pid; exec sh /run/load.sh -q -n 0 -F -p 38 http://127.0.0.1:8080' &
 load=$!
 on_exit "kill $load"
 sc cpu-profile dotnet -d 5 -o /out/cpu >"$TMPDIR_TEST/cpu.log" 2>&1
 rc=$?
 ok "$rc" "cpu-profile runs with the deployment's capabilities"
 [ "$rc" -eq 0 ] || diag "$(cat "$TMPDIR_TEST/cpu.log")"
-sc sh -c 'kill "$(cat /tmp/load.pid)"'
+sc sh -c 'kill "$(cat /run/load.pid)"'
 wait "$load"
 folded=$(sc sh -c 'cat /out/cpu/*.folded')
 like "$folded" 'SampleApp\.Fibonacci::Compute' "the flame graph's stacks name the managed fibonacci method"
@@ -67,7 +68,7 @@ like "$(cat "$TMPDIR_TEST"/fetched/cpu/*.svg 2>/dev/null)" 'Fibonacci' "the SVG 
 # --- uprobe: uprobe-trace on Echo by name ---
 set -- "hello, sidescope" "déjà vu: café crème" "你好，世界！" "한국어" "rocket 🚀 👍🏽"
 probe='p:/app/SampleApp.dll:SampleApp.EchoProvider.Echo "%s", dotnet_string(arg1)'
-sc sh -c 'echo "$$" > /tmp/uprobe.pid; exec uprobe-trace dotnet "$0"' "$probe" \
+sc sh -c 'echo "$$" > /run/uprobe.pid; exec uprobe-trace dotnet "$0"' "$probe" \
 	>"$TMPDIR_TEST/uprobe.out" 2>"$TMPDIR_TEST/uprobe.err" &
 tracer=$!
 on_exit "kill $tracer"
@@ -76,9 +77,9 @@ wait_for_match "$TMPDIR_TEST/uprobe.err" '^sidescope uprobe: tracing [0-9]+ prob
 rc=$?
 ok "$rc" "uprobe-trace attached to Echo by name"
 [ "$rc" -eq 0 ] || diag "$(cat "$TMPDIR_TEST/uprobe.err")"
-sc load.sh -q -E "$URL" "$@" end
+sc sh /run/load.sh -q -E "$URL" "$@" end
 # every call has returned: SIGTERM ends the trace with every event written
-sc sh -c 'kill -TERM "$(cat /tmp/uprobe.pid)"'
+sc sh -c 'kill -TERM "$(cat /run/uprobe.pid)"'
 wait "$tracer"
 is "$(grep -c ' end$' "$TMPDIR_TEST/uprobe.out")" 1 "uprobe-trace printed the last event too"
 for t in "$@"; do
@@ -86,7 +87,7 @@ for t in "$@"; do
 done
 
 # --- LTTng: lttng-capture started after the app ---
-sc sh -c 'echo "$$" > /tmp/lttng.pid; exec lttng-capture -n dotnet -d 120 -o /out/trace' \
+sc sh -c 'echo "$$" > /run/lttng.pid; exec lttng-capture -n dotnet -d 120 -o /out/trace' \
 	>"$TMPDIR_TEST/lttng.out" 2>&1 &
 capture=$!
 on_exit "kill $capture"
@@ -96,8 +97,8 @@ until sc lttng list 2>/dev/null | grep -q '\[active\]' || [ "$i" -gt 300 ]; do
 	sleep 0.1
 done
 ok "$([ "$i" -le 300 ]; echo $?)" "lttng-capture recording (the app registered)"
-sc load.sh -q -p 15 "$URL" "$@"
-sc sh -c 'kill -TERM "$(cat /tmp/lttng.pid)"'
+sc sh /run/load.sh -q -p 15 "$URL" "$@"
+sc sh -c 'kill -TERM "$(cat /run/lttng.pid)"'
 wait "$capture"
 ok $? "lttng-capture ends cleanly"
 diag "$(cat "$TMPDIR_TEST/lttng.out")"

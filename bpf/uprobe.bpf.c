@@ -8,6 +8,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include "pidns.h"
 #include "uprobe.h"
 
 const volatile __u64 pidns_dev = 0;
@@ -357,34 +358,9 @@ static __always_inline void latency_end(__u32 probe)
 		*h += 1;
 }
 
-/* NR of struct pid P in the sidecar's PID namespace, for tasks in a
- * namespace nested below it (bpf_get_ns_current_pid_tgid only answers for
- * tasks in exactly that namespace). -1 when P is not visible there. */
-static __always_inline int pid_in_ns(struct pid *p, __u32 *nr)
-{
-	struct upid up;
-
-	if (BPF_CORE_READ(p, level) < pidns_level)
-		return -1;
-	if (bpf_core_read(&up, sizeof(up), &p->numbers[pidns_level & 31]))
-		return -1;
-	if (BPF_CORE_READ(up.ns, ns.inum) != pidns_ino)
-		return -1;
-	*nr = up.nr;
-	return 0;
-}
-
 static __always_inline int current_ns_ids(struct bpf_pidns_info *ns)
 {
-	struct task_struct *t;
-
-	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, ns, sizeof(*ns)) == 0)
-		return 0;
-	t = (struct task_struct *)bpf_get_current_task();
-	if (pid_in_ns(BPF_CORE_READ(t, thread_pid), &ns->pid) ||
-	    pid_in_ns(BPF_CORE_READ(t, group_leader, thread_pid), &ns->tgid))
-		return -1;
-	return 0;
+	return pidns_current(pidns_dev, pidns_ino, pidns_level, ns);
 }
 
 SEC("uprobe")

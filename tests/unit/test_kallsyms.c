@@ -1,10 +1,61 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* kallsyms parser over fixtures and the running kernel. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kallsyms.h"
 #include "tap.h"
+#include "util.h"
+
+/* The running kernel asked address by address (kallsyms__load(NULL): a BPF
+ * program when this process may load one) against the file read whole, at
+ * every 50th function: its start + 1, where no other symbol starts. */
+static void compare_live(const struct kallsyms *file)
+{
+	struct kallsyms *live = kallsyms__load(NULL);
+	char *buf = NULL, *line, *save = NULL;
+	unsigned long long addr, cand = 0, last = 0;
+	char type, name[512], cand_name[512] = "";
+	size_t len = 0, asked = 0, bad = 0, i = 0;
+
+	ok(live != NULL, "the running kernel: opened");
+	if (!live || read_file("/proc/kallsyms", &buf, &len, 0)) {
+		kallsyms__free(live);
+		return;
+	}
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		bool mod = strchr(line, '[') != NULL;
+
+		if (sscanf(line, "%llx %c %511s", &addr, &type, name) != 3)
+			continue;
+		/* cand + 1 lies in cand alone: no other symbol starts at cand
+		 * (aliases) or at cand + 1; functions of the kernel proper */
+		if (cand && addr > cand + 1 && !mod && i++ % 50 == 0) {
+			const char *want = kallsyms__lookup(file, cand + 1, NULL, NULL);
+			const char *got = kallsyms__lookup(live, cand + 1, NULL, NULL);
+
+			asked++;
+			if (!want || strcmp(want, cand_name) || !got || strcmp(got, want)) {
+				if (bad++ < 5)
+					diag("0x%llx: kernel says %s, /proc/kallsyms %s", cand + 1,
+					     got ? got : "(nothing)", want ? want : "(nothing)");
+			}
+		}
+		cand = 0;
+		if ((type == 't' || type == 'T') && !mod && addr > last) {
+			cand = addr;
+			snprintf(cand_name, sizeof(cand_name), "%s", name);
+		}
+		last = addr;
+	}
+	diag("%zu addresses asked, %zu symbols held", asked, kallsyms__count(live));
+	ok(asked > 100 && bad == 0, "the running kernel's answers match /proc/kallsyms");
+	free(buf);
+	kallsyms__free(live);
+}
 
 int main(void)
 {
@@ -31,11 +82,13 @@ int main(void)
 	kallsyms__free(ks);
 	ok(kallsyms__load("/nonexistent") == NULL && errno == ENOENT, "missing file");
 
-	ks = kallsyms__load(NULL);
-	if (ks && !kallsyms__hidden(ks))
+	ks = kallsyms__load("/proc/kallsyms");
+	if (ks && !kallsyms__hidden(ks)) {
 		ok(kallsyms__count(ks) > 1000, "running kernel: many symbols");
-	else
+		compare_live(ks);
+	} else {
 		diag("the running kernel's symbols are hidden or unreadable here");
+	}
 	kallsyms__free(ks);
 	return done_testing();
 }

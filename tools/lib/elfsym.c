@@ -37,6 +37,7 @@ struct elf_syms {
 	bool dyn;
 	bool have_symtab;		/* .symtab, not just .dynsym */
 	char build_id[2 * 64 + 1];
+	char *debuglink;		/* .gnu_debuglink's name, or NULL */
 };
 
 struct sym_tmp {
@@ -73,15 +74,34 @@ static uint64_t rd(const unsigned char *p, int n, bool be)
 	return v;
 }
 
+/* Where an ELF image comes from: a file read with pread, or memory. */
+struct elf_src {
+	int fd;				/* -1: MEM */
+	const unsigned char *mem;
+	uint64_t len;
+};
+
+static ssize_t src_read(const struct elf_src *src, void *buf, size_t n, uint64_t off)
+{
+	if (src->fd >= 0)
+		return pread(src->fd, buf, n, (off_t)off);
+	if (off >= src->len)
+		return 0;
+	if (n > src->len - off)
+		n = (size_t)(src->len - off);
+	memcpy(buf, src->mem + off, n);
+	return (ssize_t)n;
+}
+
 /* Check the section and program header tables an ELF header claims against
- * the file's size before libelf allocates one record per claimed entry. */
-static int check_headers(int fd, uint64_t fsize)
+ * the image's size before libelf allocates one record per claimed entry. */
+static int check_headers(const struct elf_src *src, uint64_t fsize)
 {
 	unsigned char h[64], sh0[64];
 	uint64_t shoff, phoff, shnum, phnum, shent, phent;
 	bool is64, be;
 
-	if (pread(fd, h, sizeof(h), 0) < 52 || memcmp(h, ELFMAG, SELFMAG) != 0)
+	if (src_read(src, h, sizeof(h), 0) < 52 || memcmp(h, ELFMAG, SELFMAG) != 0)
 		return -ENOEXEC;
 	is64 = h[EI_CLASS] == ELFCLASS64;
 	be = h[EI_DATA] == ELFDATA2MSB;
@@ -103,7 +123,7 @@ static int check_headers(int fd, uint64_t fsize)
 	if (shoff && (shnum == 0 || phnum == 0xffff)) {
 		/* extended numbering: the counts are in section 0 */
 		if (shent < (is64 ? 64u : 40u) || shoff > fsize ||
-		    pread(fd, sh0, shent > sizeof(sh0) ? sizeof(sh0) : shent, (off_t)shoff) <
+		    src_read(src, sh0, shent > sizeof(sh0) ? sizeof(sh0) : shent, shoff) <
 		    (is64 ? 64 : 40))
 			return -ENOEXEC;
 		if (shnum == 0)
@@ -285,12 +305,17 @@ cleanup:
 }
 
 /* libelf over FD (not mapped), after check_headers. *FSIZE gets the size. */
-static Elf *begin_elf(int fd, uint64_t *fsize)
+Elf *elfsym__begin(int fd, uint64_t *fsize)
 {
+	struct elf_src src = { .fd = fd };
 	struct stat st;
 	Elf *elf;
 
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || check_headers(fd, (uint64_t)st.st_size)) {
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || check_headers(&src, (uint64_t)st.st_size)) {
 		errno = ENOEXEC;
 		return NULL;
 	}
@@ -304,6 +329,8 @@ static Elf *begin_elf(int fd, uint64_t *fsize)
 	}
 	return elf;
 }
+
+#define begin_elf elfsym__begin
 
 static Elf *open_elf(const char *path, int *fd, uint64_t *fsize)
 {
@@ -394,10 +421,12 @@ static int load_segments(struct elf_syms *s, Elf *elf)
 	return 0;
 }
 
-/* Try a separate debug file; return 0 when it gave symbols. */
-static int try_debug_file(struct elf_syms *s, const char *path)
+/* Open PATH as a candidate debug file: an ELF file whose build id is
+ * BUILD_ID when one is given. Call FN on it; 0 from FN keeps it open and
+ * returns its descriptor. */
+static int try_debug_file(const char *path, const char *build_id, elfsym_debug_fn fn, void *ctx)
 {
-	char id[sizeof(s->build_id)];
+	char id[2 * 64 + 1];
 	uint64_t fsize;
 	Elf *elf;
 	int fd, err = -ENOENT;
@@ -406,61 +435,97 @@ static int try_debug_file(struct elf_syms *s, const char *path)
 	if (!elf)
 		return -errno;
 	/* a debug file for another build would name the wrong functions */
-	if (s->build_id[0] &&
-	    (read_build_id(elf, fsize, id, sizeof(id)) || strcmp(id, s->build_id)))
+	if (build_id && build_id[0] &&
+	    (read_build_id(elf, fsize, id, sizeof(id)) || strcmp(id, build_id)))
 		goto cleanup;
-	err = load_symbols(s, elf, fsize);
-	if (!err && s->n == 0)
-		err = -ENOENT;
+	err = fn(fd, elf, fsize, path, ctx);
 cleanup:
 	elf_end(elf);
-	close(fd);
-	return err;
+	if (err) {
+		close(fd);
+		return err < 0 ? err : -ENOENT;
+	}
+	return fd;
 }
 
-static void find_debug_symbols(struct elf_syms *s, const char *path, const char *root,
-			       const char *debuglink)
+int elfsym__find_debug_file(const char *path, const char *root, const char *build_id,
+			    const char *debuglink, elfsym_debug_fn fn, void *ctx)
 {
 	char buf[2 * PATH_MAX + 64], dir[PATH_MAX];
 	const char *slash, *inside;
-	size_t rootlen = strlen(root);
+	size_t rootlen;
+	int fd;
 
-	if (s->build_id[0] && strlen(s->build_id) > 2) {
+	root = root ? root : "";
+	rootlen = strlen(root);
+	if (build_id && strlen(build_id) > 2) {
 		snprintf(buf, sizeof(buf), "%s/usr/lib/debug/.build-id/%.2s/%s.debug", root,
-			 s->build_id, s->build_id + 2);
-		if (try_debug_file(s, buf) == 0)
-			return;
+			 build_id, build_id + 2);
+		fd = try_debug_file(buf, build_id, fn, ctx);
+		if (fd >= 0)
+			return fd;
 	}
-	if (!debuglink || strchr(debuglink, '/'))
-		return;
+	if (!debuglink || !debuglink[0] || strchr(debuglink, '/'))
+		return -ENOENT;
 	slash = strrchr(path, '/');
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
 	/* the file's directory as the process sees it, for /usr/lib/debug/DIR */
 	inside = rootlen && strncmp(dir, root, rootlen) == 0 ? dir + rootlen : dir;
 	snprintf(buf, sizeof(buf), "%s/%s", dir, debuglink);
-	if (strcmp(buf, path) && try_debug_file(s, buf) == 0)
-		return;
+	if (strcmp(buf, path) && (fd = try_debug_file(buf, build_id, fn, ctx)) >= 0)
+		return fd;
 	snprintf(buf, sizeof(buf), "%s/.debug/%s", dir, debuglink);
-	if (try_debug_file(s, buf) == 0)
-		return;
+	if ((fd = try_debug_file(buf, build_id, fn, ctx)) >= 0)
+		return fd;
 	snprintf(buf, sizeof(buf), "%s/usr/lib/debug%s/%s", root, inside, debuglink);
-	try_debug_file(s, buf);
+	fd = try_debug_file(buf, build_id, fn, ctx);
+	return fd >= 0 ? fd : -ENOENT;
+}
+
+/* elfsym_debug_fn: a debug file with a symbol table replaces S's symbols;
+ * one without leaves them as they are. */
+static int take_symbols(int fd, Elf *elf, uint64_t fsize, const char *path, void *ctx)
+{
+	struct elf_syms *s = ctx, t = *s;
+	int err;
+
+	t.syms = NULL;
+	t.names = NULL;
+	t.n = 0;
+	err = load_symbols(&t, elf, fsize);
+	if (err)
+		return err;
+	if (!t.n) {
+		free(t.syms);
+		free(t.names);
+		return -ENOENT;
+	}
+	free(s->syms);
+	free(s->names);
+	s->syms = t.syms;
+	s->names = t.names;
+	s->n = t.n;
+	s->have_symtab = t.have_symtab;
+	return 0;
+}
+
+static void find_debug_symbols(struct elf_syms *s, const char *path, const char *root)
+{
+	int fd = elfsym__find_debug_file(path, root, s->build_id, s->debuglink, take_symbols, s);
+
+	if (fd >= 0)
+		close(fd);
 }
 
 struct elf_syms *elfsym__load_fd(int fd, const char *path, const char *debug_root)
 {
 	struct elf_syms *s = NULL;
 	const char *link;
-	char *debuglink = NULL;
 	uint64_t fsize;
 	GElf_Ehdr eh;
 	Elf *elf;
 	int err;
 
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		errno = ENOSYS;
-		return NULL;
-	}
 	elf = begin_elf(fd, &fsize);
 	if (!elf)
 		return NULL;
@@ -482,7 +547,7 @@ struct elf_syms *elfsym__load_fd(int fd, const char *path, const char *debug_roo
 	if (err)
 		goto fail;
 	link = read_debuglink(elf, fsize);
-	if (link && !(debuglink = strdup(link))) {
+	if (link && !(s->debuglink = strdup(link))) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -490,13 +555,62 @@ struct elf_syms *elfsym__load_fd(int fd, const char *path, const char *debug_roo
 	elf = NULL;
 	/* stripped (no .symtab): a separate debug file has the full table */
 	if (!s->have_symtab)
-		find_debug_symbols(s, path, debug_root ? debug_root : "", debuglink);
-	free(debuglink);
+		find_debug_symbols(s, path, debug_root);
 	return s;
 fail:
 	if (elf)
 		elf_end(elf);
-	free(debuglink);
+	elfsym__free(s);
+	errno = -err;
+	return NULL;
+}
+
+struct elf_syms *elfsym__load_mem(const void *image, size_t len)
+{
+	struct elf_src src = { .fd = -1, .mem = image, .len = len };
+	struct elf_syms *s = NULL;
+	char *copy = NULL;
+	GElf_Ehdr eh;
+	Elf *elf = NULL;
+	int err = -ENOEXEC;
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	if (len > ELF_SECTION_MAX || check_headers(&src, len))
+		goto fail;
+	/* libelf may write to what it is given; the image may be read-only */
+	copy = malloc(len ? len : 1);
+	if (!copy) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	memcpy(copy, image, len);
+	elf = elf_memory(copy, len);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) == ELFCLASSNONE ||
+	    !gelf_getehdr(elf, &eh))
+		goto fail;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	s->dyn = eh.e_type == ET_DYN;
+	err = load_segments(s, elf);
+	if (!err) {
+		read_build_id(elf, len, s->build_id, sizeof(s->build_id));
+		err = load_symbols(s, elf, len);
+	}
+	if (err)
+		goto fail;
+	elf_end(elf);
+	free(copy);
+	return s;
+fail:
+	if (elf)
+		elf_end(elf);
+	free(copy);
 	elfsym__free(s);
 	errno = -err;
 	return NULL;
@@ -526,7 +640,13 @@ void elfsym__free(struct elf_syms *s)
 	free(s->syms);
 	free(s->names);
 	free(s->segs);
+	free(s->debuglink);
 	free(s);
+}
+
+const char *elfsym__debuglink(const struct elf_syms *s)
+{
+	return s->debuglink;
 }
 
 const char *elfsym__build_id(const struct elf_syms *s)

@@ -5,6 +5,7 @@
 #ifndef SIDESCOPE_ELFSYM_H
 #define SIDESCOPE_ELFSYM_H
 
+#include <libelf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,10 +27,33 @@ struct elf_syms *elfsym__load(const char *path, const char *debug_root);
 /* The same over FD, a regular file the caller opened (with appfile); PATH
  * names it, for the debug-file lookups beside it. FD stays open. */
 struct elf_syms *elfsym__load_fd(int fd, const char *path, const char *debug_root);
+/* The same over an ELF image in memory (the vDSO), LEN bytes, checked as a
+ * file would be; no debug file is looked for. The image is copied. */
+struct elf_syms *elfsym__load_mem(const void *image, size_t len);
 void elfsym__free(struct elf_syms *s);
+
+/* libelf over FD, a regular file, read with pread (ELF_C_READ, never
+ * mapped) once its ELF header's section and program header counts were
+ * checked against the file's size. *FSIZE gets the size. NULL with errno
+ * ENOEXEC (not ELF, or corrupt). Caller calls elf_end. */
+Elf *elfsym__begin(int fd, uint64_t *fsize);
+
+/* Called on a candidate debug file (FD, read through ELF, of FSIZE bytes,
+ * at PATH) whose build id matched: 0 takes it, anything else goes on. */
+typedef int (*elfsym_debug_fn)(int fd, Elf *elf, uint64_t fsize, const char *path, void *ctx);
+/* The separate debug file of the ELF file at PATH: by BUILD_ID (hex, or
+ * NULL/"") in DEBUG_ROOT/usr/lib/debug/.build-id/, then by DEBUGLINK (the
+ * .gnu_debuglink name, or NULL) beside PATH, in its .debug/ and under
+ * DEBUG_ROOT/usr/lib/debug/DIR. Each is opened with appfile; one with
+ * another build id is skipped; FN decides. Return the descriptor of the
+ * file FN took (caller closes it), or -ENOENT. */
+int elfsym__find_debug_file(const char *path, const char *debug_root, const char *build_id,
+			    const char *debuglink, elfsym_debug_fn fn, void *ctx);
 
 /* Build id as lowercase hex ("" when the file has none). */
 const char *elfsym__build_id(const struct elf_syms *s);
+/* The .gnu_debuglink name of the file (not of its debug file), or NULL. */
+const char *elfsym__debuglink(const struct elf_syms *s);
 /* Number of function symbols loaded (0: stripped). */
 size_t elfsym__count(const struct elf_syms *s);
 /* ET_DYN (PIE or shared object): addresses are relative to the load base. */

@@ -14,7 +14,6 @@
 const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
 const volatile __u32 target_tgid = 0;	/* in the sidecar's namespace; 0: any */
-const volatile __u32 pidns_level = 0;	/* depth of the sidecar's PID namespace */
 const volatile __u64 wake_bytes = 0;	/* wake the reader once this much is queued */
 
 struct {
@@ -360,7 +359,7 @@ static __always_inline void latency_end(__u32 probe)
 
 static __always_inline int current_ns_ids(struct bpf_pidns_info *ns)
 {
-	return pidns_current(pidns_dev, pidns_ino, pidns_level, ns);
+	return pidns_current(pidns_dev, pidns_ino, ns);
 }
 
 SEC("uprobe")

@@ -713,13 +713,6 @@ int cmd_uprobe(int argc, char **argv)
 	skel->rodata->pidns_dev = pidns_dev;
 	skel->rodata->pidns_ino = pidns_ino;
 	skel->rodata->target_tgid = (__u32)pid;
-	{
-		struct proc_status self;
-
-		/* NSpid has one field per namespace level, ours last */
-		if (proc__read_status(getpid(), &self) == 0 && self.ns_depth > 0)
-			skel->rodata->pidns_level = (__u32)(self.ns_depth - 1);
-	}
 	/* an eighth of the buffer queued, or the 50 ms poll timer, wakes us */
 	skel->rodata->wake_bytes = buf_kb * 1024 / 8;
 	if (bpf_map__set_max_entries(skel->maps.events, (__u32)(buf_kb * 1024))) {

@@ -6,12 +6,16 @@
  * map) rather than a STACK_TRACE map: no bucket collisions, and user space
  * empties it at every drain.
  * Counts go to one of two maps chosen by "active"; user space flips it,
- * lets in-flight programs finish, then drains the other map. */
+ * lets in-flight programs finish, then drains the other map.
+ * A process sampled for the first time (or first since its exec) is
+ * reported once through a ring buffer, so that user space reads its maps
+ * while it lives; samples themselves never leave the kernel one by one. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include "pidns.h"
 #include "profile.h"
 
 const volatile __u64 pidns_dev = 0;
@@ -44,6 +48,21 @@ struct {
 	__type(key, __u64);
 	__type(value, struct profile_stack);
 } stacks SEC(".maps");
+
+/* tgid -> its start time (ns since boot) when last reported to user space.
+ * LRU: an evicted process is only reported again. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);	/* set from user space */
+	__type(key, __u32);
+	__type(value, __u64);
+} seen SEC(".maps");
+
+/* struct profile_new records: one per process first sampled */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} news SEC(".maps");
 
 struct counts_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -124,16 +143,33 @@ static __always_inline __u64 take_stack(void *ctx, __u32 slot, __u64 flags,
 	return h;
 }
 
+/* Report TGID (started at START) unless it was reported since it started
+ * or last exec'd. */
+static __always_inline void report_new(__u32 tgid, __u64 start)
+{
+	struct profile_new ev = { .pid = tgid };
+	__u64 *was = bpf_map_lookup_elem(&seen, &tgid);
+
+	if (was && *was == start)
+		return;
+	if (bpf_ringbuf_output(&news, &ev, sizeof(ev), 0)) {
+		stat_inc(PSTAT_NEW_LOST);	/* tried again at its next sample */
+		return;
+	}
+	bpf_map_update_elem(&seen, &tgid, &start, BPF_ANY);
+}
+
 SEC("perf_event")
 int do_sample(struct bpf_perf_event_data *ctx)
 {
+	struct task_struct *t = (void *)bpf_get_current_task();
 	struct bpf_pidns_info ns = {};
 	struct profile_key key = {};
-	__u64 *count, *want, one = 1;
+	__u64 *count, *want, one = 1, start;
 	void *counts;
 	__u32 tgid;
 
-	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns))) {
+	if (pidns_current(pidns_dev, pidns_ino, &ns)) {
 		/* idle and tasks outside our namespace */
 		if (filter_mode != PROFILE_FILTER_ALL || bpf_get_current_pid_tgid() >> 32)
 			stat_inc(PSTAT_NS_MISS);
@@ -142,16 +178,16 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	tgid = ns.tgid;
 	if (tgid == 0)
 		return 0;
+	start = BPF_CORE_READ(t, group_leader, start_boottime);
 	if (filter_mode == PROFILE_FILTER_PIDS) {
 		want = bpf_map_lookup_elem(&pids, &tgid);
 		if (!want)
 			return 0;
 		if (*want) {
-			struct task_struct *t = (void *)bpf_get_current_task();
-			__u64 start = BPF_CORE_READ(t, group_leader, start_boottime) / ns_per_tick;
+			__u64 ticks = start / ns_per_tick;
 
 			/* one tick of slack: user space converts from /proc */
-			if (start + 1 < *want || start > *want + 1) {
+			if (ticks + 1 < *want || ticks > *want + 1) {
 				stat_inc(PSTAT_PID_REUSED);
 				return 0;
 			}
@@ -161,6 +197,7 @@ int do_sample(struct bpf_perf_event_data *ctx)
 			return 0;
 	}
 	stat_inc(PSTAT_SAMPLES);
+	report_new(tgid, start);
 	key.pid = tgid;
 	key.tid = ns.pid;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
@@ -184,6 +221,20 @@ int do_sample(struct bpf_perf_event_data *ctx)
 		else
 			stat_inc(PSTAT_COUNTS_FULL);
 	}
+	return 0;
+}
+
+/* A new program image: the maps read so far no longer apply, so the
+ * process is reported again at its next sample (by then the dynamic
+ * loader has usually mapped its libraries). A BTF tracepoint: no tracefs. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct bpf_pidns_info ns = {};
+
+	if (pidns_current(pidns_dev, pidns_ino, &ns) || !ns.tgid)
+		return 0;
+	bpf_map_delete_elem(&seen, &ns.tgid);
 	return 0;
 }
 

@@ -24,6 +24,7 @@ enum profile_stat {
 	PSTAT_COUNTS_FULL,	/* count map full: sample lost */
 	PSTAT_SCRATCH_ERR,	/* scratch buffer missing (cannot happen) */
 	PSTAT_PID_REUSED,	/* another process holding a target's PID */
+	PSTAT_NEW_LOST,		/* new-process report lost: ring buffer full */
 	PSTAT_MAX,
 };
 
@@ -38,6 +39,14 @@ struct profile_key {
 
 struct profile_stack {
 	__u64 ips[PROFILE_MAX_DEPTH];
+};
+
+/* Ring buffer record: a process sampled for the first time (or the first
+ * time since its exec, or since its PID was reused), so that user space
+ * reads its maps while it lives. */
+struct profile_new {
+	__u32 pid;	/* tgid in the sidecar's PID namespace */
+	__u32 reserved;
 };
 
 #endif

@@ -39,6 +39,11 @@
 
 #define MAX_OUTPUTS 8
 #define DRAIN_NS (2ull * 1000000000ull)
+/* Entries a batch read of the count maps / the stack store asks for. The
+ * kernel hands out whole hash buckets and refuses (ENOSPC) a batch smaller
+ * than the first bucket; buckets rarely hold more than a few entries. */
+#define COUNT_BATCH 1024
+#define STACK_BATCH 64
 
 enum out_format { FMT_NONE, FMT_FOLDED, FMT_PPROF, FMT_SVG, FMT_TOP, FMT_JSON };
 
@@ -146,6 +151,7 @@ struct capture {
 	const uint64_t *starts;
 	int npids;
 	uint64_t pid_reused;	/* samples of another process with a target's PID */
+	uint64_t news_lost;	/* reports of first-sampled processes lost */
 	struct stackcache *stacks;	/* stacks copied out of the BPF store */
 	struct profile_bpf *skel;
 	struct symbolizer *sz;
@@ -154,10 +160,17 @@ struct capture {
 	int stacks_fd;
 	uint64_t drains;
 	char title[128];
+	struct ring_buffer *news;	/* processes sampled for the first time */
+	struct profile_key *keys;	/* a drain's counts, read in batches */
+	__u64 *vals;
+	size_t keys_cap;
+	__u64 *stack_keys;		/* one batch of the stack store */
+	struct profile_stack *stack_vals;
 };
 
-/* The stack of HASH: from the cache, else copied out of the BPF store (and
- * deleted there). NULL when lost. */
+/* The stack of HASH: from the cache (take_stacks copied the store into it
+ * at this drain), else looked up in the store (and deleted there). NULL
+ * when lost. */
 static const uint64_t *get_stack(struct capture *c, __u64 hash)
 {
 	struct profile_stack st;
@@ -165,11 +178,8 @@ static const uint64_t *get_stack(struct capture *c, __u64 hash)
 	int depth;
 
 	ips = stackcache__get(c->stacks, hash, c->drains);
-	if (ips) {
-		/* a sample may have stored it again since: keep the store small */
-		bpf_map_delete_elem(c->stacks_fd, &hash);
+	if (ips)
 		return ips;
-	}
 	if (bpf_map_lookup_elem(c->stacks_fd, &hash, &st))
 		return NULL;
 	for (depth = 0; depth < PROFILE_MAX_DEPTH && st.ips[depth]; depth++)
@@ -208,58 +218,160 @@ static int add_stack_frames(struct capture *c, __u64 hash, bool kernel, pid_t pi
 	return 0;
 }
 
+/* Read and delete every entry of hash map FD into c->keys/c->vals, in
+ * batches (a few bpf() calls however many entries). Return how many, or a
+ * negative errno. */
+static ssize_t take_counts(struct capture *c, int fd)
+{
+	__u32 in = 0, out = 0, cnt, chunk = COUNT_BATCH;
+	size_t n = 0;
+	bool first = true;
+	int err;
+
+	for (;;) {
+		if (c->keys_cap - n < chunk) {
+			size_t ncap = c->keys_cap + (c->keys_cap > chunk ? c->keys_cap : chunk);
+			struct profile_key *nk = realloc(c->keys, ncap * sizeof(*nk));
+			__u64 *nv;
+
+			if (!nk)
+				return -ENOMEM;
+			c->keys = nk;
+			nv = realloc(c->vals, ncap * sizeof(*nv));
+			if (!nv)
+				return -ENOMEM;
+			c->vals = nv;
+			c->keys_cap = ncap;
+		}
+		cnt = chunk;
+		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, c->keys + n,
+						      c->vals + n, &cnt, NULL);
+		err = err ? -errno : 0;
+		n += cnt;
+		if (err == -ENOENT || (!err && !cnt))
+			return (ssize_t)n;	/* every bucket done */
+		if (err == -ENOSPC && !cnt && chunk < (1u << 20)) {
+			chunk *= 2;	/* a bucket larger than the batch */
+			continue;
+		}
+		if (err)
+			return err;
+		in = out;
+		first = false;
+	}
+}
+
+/* Copy the whole stack store into the stack cache and empty it, in batches.
+ * The drained counts' stacks are all there or cached: a sample stores its
+ * stacks before it counts, and no sample counts into the map being drained
+ * any more. Stacks of samples still counting into the other map are copied
+ * too and wait in the cache for the next drain. */
+static int take_stacks(struct capture *c)
+{
+	__u32 in = 0, out = 0, cnt, i;
+	bool first = true;
+	int err, depth;
+
+	if (!c->stack_keys) {
+		c->stack_keys = calloc(STACK_BATCH, sizeof(*c->stack_keys));
+		c->stack_vals = calloc(STACK_BATCH, sizeof(*c->stack_vals));
+		if (!c->stack_keys || !c->stack_vals)
+			return -ENOMEM;
+	}
+	for (;;) {
+		/* ENOSPC would need a bucket of over STACK_BATCH stacks: with as
+		 * many buckets as entries, not seen */
+		cnt = STACK_BATCH;
+		err = bpf_map_lookup_and_delete_batch(c->stacks_fd, first ? NULL : &in, &out,
+						      c->stack_keys, c->stack_vals, &cnt, NULL);
+		err = err ? -errno : 0;
+		for (i = 0; i < cnt; i++) {
+			const __u64 *ips = c->stack_vals[i].ips;
+
+			if (stackcache__get(c->stacks, c->stack_keys[i], c->drains))
+				continue;	/* copied at an earlier drain */
+			for (depth = 0; depth < PROFILE_MAX_DEPTH && ips[depth]; depth++)
+				;
+			/* without memory for it the stack is lost: counted
+			 * as missing when a count names it */
+			stackcache__put(c->stacks, c->stack_keys[i], (const uint64_t *)ips,
+					(size_t)depth, c->drains);
+		}
+		if (err == -ENOENT || (!err && !cnt))
+			return 0;	/* every bucket done */
+		if (err)
+			return err;
+		in = out;
+		first = false;
+	}
+}
+
+/* The start time a -p/-n target had (0: not a target, or unknown). */
+static uint64_t target_start(const struct capture *c, pid_t pid)
+{
+	int j;
+
+	for (j = 0; j < c->npids; j++)
+		if (c->pids[j] == pid)
+			return c->starts[j];
+	return 0;
+}
+
+/* Capture what symbolizes PID, now, while it lives. */
+static void watch_pid(struct capture *c, pid_t pid)
+{
+	uint64_t start = target_start(c, pid);
+
+	/* a target: only while the PID still names it */
+	if (start)
+		symbolizer__watch_start(c->sz, pid, start);
+	else
+		symbolizer__watch(c->sz, pid);
+}
+
+/* Ring buffer callback: a process was sampled for the first time. */
+static int on_new_process(void *ctx, void *data, size_t size)
+{
+	const struct profile_new *ev = data;
+
+	if (size >= sizeof(*ev) && ev->pid)
+		watch_pid(ctx, (pid_t)ev->pid);
+	return 0;
+}
+
+/* Before symbolizing K: PID watched, its maps holding the user stack. */
+static void revisit(struct capture *c, const struct profile_key *k)
+{
+	const uint64_t *ips = k->ustack ? stackcache__get(c->stacks, k->ustack, c->drains) : NULL;
+
+	symbolizer__revisit(c->sz, (pid_t)k->pid, target_start(c, (pid_t)k->pid),
+			    ips ? ips + 1 : NULL, ips ? (size_t)ips[0] : 0);
+}
+
 /* Move every count of map FD into the profile. */
 static int drain_map(struct capture *c, int fd)
 {
 	struct prof_frame frames[2 * PROFILE_MAX_DEPTH + 2];
-	struct profile_key key, next, *keys = NULL;
-	pid_t *seen = NULL;
-	size_t nkeys = 0, cap = 0, nseen = 0, i, j, n;
+	struct profile_key *keys;
+	size_t nkeys, i, n;
+	ssize_t got;
 	__u64 count;
-	void *prev = NULL;
 	int err = 0;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (nkeys == cap) {
-			size_t ncap = cap ? cap * 2 : 1024;
-			struct profile_key *nk = realloc(keys, ncap * sizeof(*nk));
-
-			if (!nk) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			keys = nk;
-			cap = ncap;
-		}
-		keys[nkeys++] = next;
-		key = next;
-		prev = &key;
-	}
-	seen = calloc(nkeys ? nkeys : 1, sizeof(*seen));
-	if (!seen) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
+	got = take_counts(c, fd);
+	if (got < 0)
+		return (int)got;
+	nkeys = (size_t)got;
+	keys = c->keys;
+	err = take_stacks(c);
+	if (err)
+		return err;
 	for (i = 0; i < nkeys; i++) {
 		struct profile_key *k = &keys[i];
 		char comm[PROFILE_COMM_LEN + 1];
 
-		if (bpf_map_lookup_elem(fd, k, &count))
-			continue;
-		bpf_map_delete_elem(fd, k);
-		/* refresh each process's maps once per drain, while it lives */
-		for (j = 0; j < nseen && seen[j] != (pid_t)k->pid; j++)
-			;
-		if (j == nseen) {
-			seen[nseen++] = (pid_t)k->pid;
-			for (j = 0; j < (size_t)c->npids && c->pids[j] != (pid_t)k->pid; j++)
-				;
-			/* a target: only while the PID still names it */
-			if (j < (size_t)c->npids && c->starts[j])
-				symbolizer__watch_start(c->sz, (pid_t)k->pid, c->starts[j]);
-			else
-				symbolizer__watch(c->sz, (pid_t)k->pid);
-		}
+		count = c->vals[i];
+		revisit(c, k);
 		n = 0;
 		err = add_stack_frames(c, k->ustack, false, (pid_t)k->pid, frames, &n);
 		if (!err)
@@ -273,8 +385,6 @@ static int drain_map(struct capture *c, int fd)
 			goto cleanup;
 	}
 cleanup:
-	free(keys);
-	free(seen);
 	return err;
 }
 
@@ -296,6 +406,9 @@ static int drain(struct capture *c)
 	__sync_synchronize();
 	/* a program that read the old index finishes within microseconds */
 	sleep_ns(2000000);
+	/* processes first sampled meanwhile: their maps before their stacks */
+	if (c->news)
+		ring_buffer__consume(c->news);
 	fd = bpf_map__fd(old ? c->skel->maps.counts1 : c->skel->maps.counts0);
 	c->drains++;
 	err = drain_map(c, fd);
@@ -333,6 +446,38 @@ static void read_stats(struct capture *c)
 	c->meta.lost_stacks_full = sum[PSTAT_STACKS_FULL];
 	c->meta.lost_counts_full = sum[PSTAT_COUNTS_FULL] + sum[PSTAT_SCRATCH_ERR];
 	c->pid_reused = sum[PSTAT_PID_REUSED];
+	c->news_lost = sum[PSTAT_NEW_LOST];
+}
+
+/* Append ", NAME N" to BUF when N is not 0. */
+static void add_count(char *buf, size_t size, const char *name, uint64_t n)
+{
+	size_t len = strlen(buf);
+
+	if (n)
+		snprintf(buf + len, size - len, "%s%s %llu", len ? ", " : "", name,
+			 (unsigned long long)n);
+}
+
+/* One line of what was lost or cut short, naming only what was; nothing
+ * when nothing was. */
+static void report_losses(const struct prof_meta *m)
+{
+	char lost[256] = "", cut[128] = "";
+
+	add_count(lost, sizeof(lost), "user stack unreadable", m->lost_ustack);
+	add_count(lost, sizeof(lost), "kernel stack unreadable", m->lost_kstack);
+	add_count(lost, sizeof(lost), "stack store full", m->lost_stacks_full);
+	add_count(lost, sizeof(lost), "count map full", m->lost_counts_full);
+	add_count(lost, sizeof(lost), "missing from the store", m->missing_stacks);
+	add_count(cut, sizeof(cut), "user", m->trunc_ustack);
+	add_count(cut, sizeof(cut), "kernel", m->trunc_kstack);
+	if (lost[0] && cut[0])
+		p_warn("stacks lost: %s; truncated at %d frames: %s", lost, PROFILE_MAX_DEPTH, cut);
+	else if (lost[0])
+		p_warn("stacks lost: %s", lost);
+	else if (cut[0])
+		p_warn("no stack lost; truncated at %d frames: %s", PROFILE_MAX_DEPTH, cut);
 }
 
 /* What the kernel's refusal means (a missing capability, seccomp). */
@@ -518,7 +663,7 @@ int cmd_profile(int argc, char **argv)
 	};
 	struct output outs[MAX_OUTPUTS];
 	struct capture c = { .stacks_fd = -1 };
-	struct bpf_link **links = NULL;
+	struct bpf_link **links = NULL, *exec_link = NULL;
 	const char *name = NULL, *cgroup = NULL;
 	enum out_format forced = FMT_NONE;
 	pid_t *pids = NULL;
@@ -526,7 +671,7 @@ int cmd_profile(int argc, char **argv)
 	long tck;
 	int npids = 0, nouts = 0, nlinks = 0, i, opt, err, ret = 1, targets;
 	bool all = false, user_only = false, kernel_only = false, tty;
-	uint64_t hz = 99, secs = 30, dev, ino, cgid = 0, t0, last_drain, now;
+	uint64_t hz = 99, secs = 30, dev, ino, cgid = 0, t0, last_drain, now, last_tty = 0;
 	uint64_t max_stacks = 8192;
 	char cgroup_procs[PATH_MAX + 16] = "";
 	struct sigaction sa;
@@ -769,12 +914,26 @@ int cmd_profile(int argc, char **argv)
 	bpf_map__set_max_entries(c.skel->maps.stacks, (__u32)max_stacks);
 	bpf_map__set_max_entries(c.skel->maps.counts0, (__u32)max_stacks);
 	bpf_map__set_max_entries(c.skel->maps.counts1, (__u32)max_stacks);
+	/* processes reported once: the targets, or as many as a pod runs */
+	bpf_map__set_max_entries(c.skel->maps.seen, npids ? (__u32)npids * 2 + 64 : 16384);
 	err = profile_bpf__load(c.skel);
 	if (err) {
 		p_err("failed to load BPF program: %s%s", strerror(-err), cap_hint(PRIVHINT_BPF, -err));
 		goto cleanup;
 	}
 	c.stacks_fd = bpf_map__fd(c.skel->maps.stacks);
+	c.news = ring_buffer__new(bpf_map__fd(c.skel->maps.news), on_new_process, &c, NULL);
+	if (!c.news) {
+		err = errno;
+		p_err("cannot read the BPF ring buffer: %s", strerror(err));
+		goto cleanup;
+	}
+	/* an exec makes the next sample report the process again (its maps
+	 * changed); without it, the next drain still finds the new maps */
+	exec_link = bpf_program__attach(c.skel->progs.on_exec);
+	if (!exec_link)
+		p_debug("no exec tracepoint (%s): new program images are read at drains",
+			strerror(errno));
 	for (i = 0; i < npids; i++) {
 		__u32 k = (__u32)pids[i];
 		__u64 v = starts[i] > boot_ticks ? starts[i] - boot_ticks : 0;
@@ -813,7 +972,8 @@ int cmd_profile(int argc, char **argv)
 				break;
 			}
 		}
-		if (tty) {
+		if (tty && now - last_tty >= 100000000ull) {
+			last_tty = now;
 			read_stats(&c);
 			if (secs)
 				fprintf(stderr, "\r%s: %llu/%llu s, %llu samples ", log__prog(),
@@ -824,7 +984,13 @@ int cmd_profile(int argc, char **argv)
 					log__prog(), (unsigned long long)((now - t0) / 1000000000ull),
 					(unsigned long long)c.meta.samples);
 		}
-		sleep_ns(100000000ull);
+		/* processes first sampled: watched within milliseconds, while
+		 * they live (a signal ends the wait early) */
+		err = ring_buffer__poll(c.news, 100);
+		if (err < 0 && err != -EINTR) {
+			p_err("cannot read the BPF ring buffer: %s", strerror(-err));
+			goto cleanup;
+		}
 	}
 	if (tty)
 		fputc('\n', stderr);
@@ -832,6 +998,8 @@ int cmd_profile(int argc, char **argv)
 	for (i = 0; i < nlinks; i++)
 		bpf_link__destroy(links[i]);
 	nlinks = 0;
+	bpf_link__destroy(exec_link);
+	exec_link = NULL;
 	c.meta.duration_ns = now_ns() - t0;
 	err = drain(&c);
 	if (!err)
@@ -858,17 +1026,11 @@ int cmd_profile(int argc, char **argv)
 			       ss.files_denied, ss.files_denied == 1 ? "y" : "ies");
 	}
 	prof__set_meta(c.prof, &c.meta);
-	if (c.meta.lost_ustack + c.meta.lost_kstack + c.meta.lost_stacks_full +
-	    c.meta.lost_counts_full + c.meta.missing_stacks + c.meta.trunc_ustack +
-	    c.meta.trunc_kstack)
-		p_warn("stacks lost: user %llu, kernel %llu, store full %llu, counts full %llu, "
-		       "missing %llu; truncated: user %llu, kernel %llu",
-		       (unsigned long long)c.meta.lost_ustack, (unsigned long long)c.meta.lost_kstack,
-		       (unsigned long long)c.meta.lost_stacks_full,
-		       (unsigned long long)c.meta.lost_counts_full,
-		       (unsigned long long)c.meta.missing_stacks,
-		       (unsigned long long)c.meta.trunc_ustack,
-		       (unsigned long long)c.meta.trunc_kstack);
+	report_losses(&c.meta);
+	if (c.news_lost)
+		p_info("%llu reports of processes sampled for the first time were lost (ring "
+		       "buffer full); their maps were read at the next drain",
+		       (unsigned long long)c.news_lost);
 	if (c.meta.lost_stacks_full + c.meta.lost_counts_full)
 		p_warn("the stack store or the count map was full: raise --max-stacks (now %llu)",
 		       (unsigned long long)max_stacks);
@@ -889,6 +1051,12 @@ cleanup:
 	for (i = 0; i < nlinks; i++)
 		bpf_link__destroy(links[i]);
 	free(links);
+	bpf_link__destroy(exec_link);
+	ring_buffer__free(c.news);
+	free(c.keys);
+	free(c.vals);
+	free(c.stack_keys);
+	free(c.stack_vals);
 	profile_bpf__destroy(c.skel);
 	stackcache__free(c.stacks);
 	symbolizer__free(c.sz);

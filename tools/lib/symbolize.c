@@ -47,6 +47,8 @@ struct sym_proc {
 	bool perfmap_capped;	/* over perfmap__max(): said once */
 	uint64_t used;		/* sweep count when last watched or looked up */
 	uint64_t gone;		/* sweep count when first seen gone, 0: alive */
+	uint64_t maps_read;	/* sweep count + 1 when the maps were last read */
+	uint64_t revisited;	/* sweep count + 1 of the last symbolizer__revisit */
 };
 
 struct symbolizer {
@@ -198,6 +200,8 @@ size_t symbolizer__sweep(struct symbolizer *sz)
 
 		if (!p->gone && (proc__start_time(p->pid, &start) || start != p->start_time))
 			p->gone = sz->sweeps;	/* exited, or its PID now names another */
+		/* a JIT may have written the entries missed so far */
+		p->perfmap_tried = false;
 		since = p->gone > p->used ? p->gone : p->used;
 		if (!p->gone || sz->sweeps - since < SWEEP_GRACE) {
 			i++;
@@ -314,6 +318,7 @@ static int watch(struct symbolizer *sz, pid_t pid, uint64_t want)
 	if (maps) {
 		proc_drop_maps(p);
 		p->maps = maps;
+		p->maps_read = sz->sweeps + 1;
 		p->files = calloc(maps->n ? maps->n : 1, sizeof(*p->files));
 		if (!p->files) {
 			proc_drop_maps(p);
@@ -339,6 +344,34 @@ int symbolizer__watch(struct symbolizer *sz, pid_t pid)
 int symbolizer__watch_start(struct symbolizer *sz, pid_t pid, uint64_t start)
 {
 	return watch(sz, pid, start);
+}
+
+int symbolizer__revisit(struct symbolizer *sz, pid_t pid, uint64_t start,
+			const uint64_t *ips, size_t n)
+{
+	struct sym_proc *p = find_proc(sz, pid);
+	size_t i;
+
+	if (!p || (p->gone && p->revisited != sz->sweeps + 1)) {
+		/* never watched (its report was lost or is still queued), or
+		 * seen gone: the PID may name a new process now */
+		if (p)
+			p->revisited = sz->sweeps + 1;
+		return watch(sz, pid, start);
+	}
+	if (p->revisited != sz->sweeps + 1) {
+		p->revisited = sz->sweeps + 1;
+		/* a perf map that changed is read again; one that appeared
+		 * is found when a lookup misses (perfmap_tried) */
+		if (p->perfmap)
+			refresh_perfmap(sz, p);
+	}
+	if (p->gone || p->maps_read == sz->sweeps + 1)
+		return 0;	/* read once this drain already */
+	for (i = 0; i < n; i++)
+		if (!p->maps || !proc_maps__find(p->maps, ips[i]))
+			return watch(sz, pid, start);	/* mapped since (dlopen, JIT) */
+	return 0;
 }
 
 const char *symbolizer__comm(struct symbolizer *sz, pid_t pid)

@@ -2,10 +2,11 @@
 /* Stack addresses -> named frames, for the processes of a capture.
  *
  * Each process's /proc/PID/maps is captured while it lives (and re-read at
- * every symbolizer__watch), so a process that exits mid-capture is still
- * symbolized. File-backed addresses: ELF symbols (tools/lib/elfsym) of the
- * file opened through /proc/PID/root/PATH, else /proc/PID/map_files/...;
- * files are cached by identity (device, inode), not path. PE images (.dll,
+ * every symbolizer__watch, or by symbolizer__revisit when an address falls
+ * outside them), so a process that exits mid-capture is still symbolized.
+ * File-backed addresses: ELF symbols (tools/lib/elfsym) of the file opened
+ * through /proc/PID/root/PATH, else /proc/PID/map_files/...; files are
+ * cached by identity (device, inode), not path. PE images (.dll,
  * .exe: .NET ReadyToRun) go to the PE resolver when one is set. Anonymous
  * memory: the process's perf map (proc__perfmap_path), re-read when it
  * changed (grown, rewritten, replaced; a torn read is retried and a half
@@ -75,6 +76,15 @@ size_t symbolizer__sweep(struct symbolizer *sz);
  * started at START (clock ticks, /proc/PID/stat): once another process has
  * the PID, keep what was captured and return -ESRCH. */
 int symbolizer__watch_start(struct symbolizer *sz, pid_t pid, uint64_t start);
+/* Before a drain's stacks of PID are symbolized: watch PID if it never was
+ * (or was seen gone: its PID may name a new process), re-read its maps if
+ * they do not hold one of the N user addresses IPS (mapped since it was
+ * watched: dlopen, JIT code), at most once between two sweeps, and re-read
+ * its perf map if that changed. START as for symbolizer__watch_start (0:
+ * any). Cheap when nothing changed: no /proc read. Return as
+ * symbolizer__watch. */
+int symbolizer__revisit(struct symbolizer *sz, pid_t pid, uint64_t start,
+			const uint64_t *ips, size_t n);
 /* Name of PID's process (comm) as last seen, or NULL. */
 const char *symbolizer__comm(struct symbolizer *sz, pid_t pid);
 

@@ -174,6 +174,11 @@ static int read_build_id(Elf *elf, uint64_t fsize, char *out, size_t outsz)
 	return -ENOENT;
 }
 
+int elfsym__elf_build_id(Elf *elf, uint64_t fsize, char *out, size_t outsz)
+{
+	return read_build_id(elf, fsize, out, outsz);
+}
+
 /* The name in .gnu_debuglink, or NULL. */
 static const char *read_debuglink(Elf *elf, uint64_t fsize)
 {

@@ -37,6 +37,9 @@ void elfsym__free(struct elf_syms *s);
  * checked against the file's size. *FSIZE gets the size. NULL with errno
  * ENOEXEC (not ELF, or corrupt). Caller calls elf_end. */
 Elf *elfsym__begin(int fd, uint64_t *fsize);
+/* The GNU build id of ELF (FSIZE bytes) as lowercase hex into OUT (cut to
+ * OUTSZ). Return 0, or -ENOENT (none: OUT is ""). */
+int elfsym__elf_build_id(Elf *elf, uint64_t fsize, char *out, size_t outsz);
 
 /* Called on a candidate debug file (FD, read through ELF, of FSIZE bytes,
  * at PATH) whose build id matched: 0 takes it, anything else goes on. */

@@ -209,11 +209,22 @@ static int add_stack_frames(struct capture *c, __u64 hash, bool kernel, pid_t pi
 	}
 	/* BPF gives the leaf first; the model wants the outermost first */
 	for (i = (int)ips[0]; i >= 1; i--) {
-		err = kernel ? symbolizer__kernel(c->sz, ips[i], &sf) :
-			       symbolizer__user(c->sz, pid, ips[i], &sf);
+		/* a caller's address is its return address, the instruction
+		 * after the call: one byte back is inside the call, which names
+		 * the right function and line when the call ends a function
+		 * (noreturn) and is the address pprof and its symbolizers expect */
+		uint64_t ip = i > 1 ? ips[i] - 1 : ips[i];
+
+		err = kernel ? symbolizer__kernel(c->sz, ip, &sf) :
+			       symbolizer__user_at(c->sz, pid, ip, i > 1 ? SYM_CALLER : 0, &sf);
 		if (err)
 			return err;
-		frames[(*n)++] = (struct prof_frame){ sf.name, sf.kind, sf.module, sf.build_id };
+		frames[(*n)++] = (struct prof_frame){
+			.name = sf.name, .kind = sf.kind, .module = sf.module,
+			.build_id = sf.build_id, .addr = sf.addr, .map_start = sf.map_start,
+			.map_limit = sf.map_limit, .map_offset = sf.map_offset,
+			.lines_ref = sf.lines, .unresolved = sf.unresolved,
+		};
 	}
 	return 0;
 }
@@ -369,6 +380,7 @@ static int drain_map(struct capture *c, int fd)
 	for (i = 0; i < nkeys; i++) {
 		struct profile_key *k = &keys[i];
 		char comm[PROFILE_COMM_LEN + 1];
+		struct prof_sample smp;
 
 		count = c->vals[i];
 		revisit(c, k);
@@ -380,7 +392,11 @@ static int drain_map(struct capture *c, int fd)
 			goto cleanup;
 		memcpy(comm, k->comm, PROFILE_COMM_LEN);
 		comm[PROFILE_COMM_LEN] = '\0';
-		err = prof__add(c->prof, k->pid, comm, frames, n, count);
+		/* the key names the thread; the process's name is the one its
+		 * maps were read with */
+		smp = (struct prof_sample){ .pid = k->pid, .tid = k->tid, .thread = comm,
+					    .comm = symbolizer__comm(c->sz, (pid_t)k->pid) };
+		err = prof__add(c->prof, &smp, frames, n, count);
 		if (err)
 			goto cleanup;
 	}

@@ -261,8 +261,8 @@ static void test_prof_writers(void)
 		ok(0, "prof__new");
 		return;
 	}
-	prof__add(p, 7, "app\x1b]0;t\x07", fr, 3, 5);
-	prof__add(p, 7, "app", wide, 1, 1);
+	prof__add(p, &(struct prof_sample){ .pid = 7, .thread = "app\x1b]0;t\x07" }, fr, 3, 5);
+	prof__add(p, &(struct prof_sample){ .pid = 7, .thread = "app" }, wide, 1, 1);
 	out = write_mem(p, false);
 	is_str(out, "app;\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
 	       "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
@@ -306,9 +306,9 @@ static void test_prof_writers(void)
 	p = prof__new();
 	if (!p)
 		return;
-	prof__add(p, 7, "app", &(struct prof_frame){ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-						      "\x01" "bbb", FRAME_NATIVE, "/app/bin", "" },
-		  1, 1);
+	prof__add(p, &(struct prof_sample){ .pid = 7, .thread = "app" },
+		  &(struct prof_frame){ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+					"\x01" "bbb", FRAME_NATIVE, "/app/bin", "" }, 1, 1);
 	out = write_mem(p, true);
 	ok(out && strstr(out, "  aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...\n") != NULL,
 	   "top: an escape that does not fit is left out whole");

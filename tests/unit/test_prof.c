@@ -13,6 +13,15 @@
 
 #define F(n, k, m) { n, k, m, "" }
 
+/* One thread of a process, both named NAME. */
+static int add(struct prof *p, uint32_t pid, const char *name, const struct prof_frame *f,
+	       size_t n, uint64_t count)
+{
+	struct prof_sample s = { .pid = pid, .tid = pid, .comm = name, .thread = name };
+
+	return prof__add(p, &s, f, n, count);
+}
+
 static struct prof *build(void)
 {
 	struct prof *p = prof__new();
@@ -32,12 +41,12 @@ static struct prof *build(void)
 
 	a[0].build_id = "abcdef";
 	ok(p != NULL, "prof__new");
-	ok(prof__add(p, 10, "app", a, 3, 2) == 0, "add");
-	prof__add(p, 10, "app", a, 3, 3);	/* merges with the first */
-	prof__add(p, 10, "app", a, 5, 2);
-	prof__add(p, 10, "app", b, 3, 3);
-	prof__add(p, 10, "app", c, 2, 1);
-	prof__add(p, 11, "other", d, 1, 4);
+	ok(add(p, 10, "app", a, 3, 2) == 0, "add");
+	add(p, 10, "app", a, 3, 3);	/* merges with the first */
+	add(p, 10, "app", a, 5, 2);
+	add(p, 10, "app", b, 3, 3);
+	add(p, 10, "app", c, 2, 1);
+	add(p, 11, "other", d, 1, 4);
 	prof__set_meta(p, &m);
 	return p;
 }

@@ -284,7 +284,7 @@ int pprof__read(const void *buf, size_t len, const char *value_type, folded_cb c
 	const char **names = NULL;
 	enum frame_kind *kinds = NULL;
 	size_t raw_len, cap = 0, i, j, k;
-	int64_t comm = 0;
+	int64_t comm = 0, thread = 0;
 	int err = 0, vi;
 
 	if (!st)
@@ -311,9 +311,12 @@ int pprof__read(const void *buf, size_t len, const char *value_type, folded_cb c
 	err = resolve_locations(&c);
 	if (err)
 		goto cleanup;
-	for (i = 1; i < p->n_string_table; i++)
-		if (p->string_table[i] && strcmp(p->string_table[i], "comm") == 0)
+	for (i = 1; i < p->n_string_table; i++) {
+		if (p->string_table[i] && strcmp(p->string_table[i], "comm") == 0 && !comm)
 			comm = i;
+		if (p->string_table[i] && strcmp(p->string_table[i], "thread") == 0 && !thread)
+			thread = i;
+	}
 	for (i = 0; i < p->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = p->sample[i];
 		size_t depth = 0;
@@ -325,11 +328,20 @@ int pprof__read(const void *buf, size_t len, const char *value_type, folded_cb c
 			continue;
 		}
 		v = s->value[vi];
-		/* the process name, as folded stacks carry it in their first frame */
-		if (comm > 0) {
-			for (j = 0; j < s->n_label; j++)
-				if (s->label[j]->key == comm && s->label[j]->str > 0)
+		/* the root frame, as folded stacks carry it: the thread's name
+		 * where the sample has one, else the process's */
+		if (comm > 0 || thread > 0) {
+			size_t t = s->n_label;
+
+			for (j = 0; j < s->n_label; j++) {
+				if (thread > 0 && s->label[j]->key == thread && s->label[j]->str > 0)
 					break;
+				if (comm > 0 && s->label[j]->key == comm && s->label[j]->str > 0 &&
+				    t == s->n_label)
+					t = j;
+			}
+			if (j == s->n_label)
+				j = t;
 			if (j < s->n_label) {
 				if (!cap) {
 					cap = 64;

@@ -31,8 +31,8 @@ int pprof__gunzip(const void *in, size_t len, char **out, size_t *out_len, size_
 enum frame_kind pprof__mapping_kind(const char *filename);
 
 /* Decode a profile (gzip'd or not) and call cb once per sample with its
- * stack (headed by the sample's "comm" label when it has one, as folded
- * stacks start with the process name) and the value of sample type value_type (NULL: "samples" if the
+ * stack (headed by the sample's "thread" label, else its "comm" label,
+ * when it has one, as folded stacks start with the thread's name) and the value of sample type value_type (NULL: "samples" if the
  * profile has it, else its default sample type, else the last one).
  * Return 0, -EINVAL (not a profile, or no such sample type), -ENOMEM, or
  * the first negative errno of cb. */

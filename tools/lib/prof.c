@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Profile model: interned strings, functions (name, kind, mapping),
- * mappings (module, build id) and stacks of function ids with counts. */
+/* Profile model: interned strings, objects (module, build id), functions
+ * (name, kind, object), mappings (object, address range), locations
+ * (address, function, source lines) and stacks of locations with counts. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,16 +70,27 @@ void prof__free(struct prof *p)
 	if (!p)
 		return;
 	for (i = 0; i < p->nstacks; i++)
-		free(p->stacks[i].fids);
+		free(p->stacks[i].locs);
 	free(p->stacks);
-	free(p->stack_ht);
-	free(p->funcs);
-	free(p->func_ht);
+	free(p->stack_ht.slots);
+	for (i = 0; i < p->nlocs; i++)
+		free(p->locs[i].lines);
+	free(p->locs);
+	free(p->loc_ht.slots);
 	free(p->maps);
+	free(p->map_ht.slots);
+	free(p->funcs);
+	free(p->func_ht.slots);
+	free(p->objs);
 	for (i = 0; i < p->strs_cap; i++)
 		free(p->strs[i]);
 	free(p->strs);
 	free(p);
+}
+
+void prof__set_split(struct prof *p, unsigned int split)
+{
+	p->split = split & (PROF_SPLIT_PID | PROF_SPLIT_TID);
 }
 
 static int grow(void **arr, size_t *cap, size_t n, size_t elem)
@@ -96,61 +109,107 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
 	return 0;
 }
 
-/* Rebuild an open-addressing table of ids+1 (0 = empty). */
-static int rehash(uint32_t **ht, size_t *cap, size_t n, uint64_t (*hf)(const struct prof *, uint32_t),
-		  const struct prof *p)
-{
-	size_t ncap = *cap ? *cap * 2 : 256, i, j;
-	uint32_t *t;
+typedef uint64_t (*hash_fn)(const struct prof *p, uint32_t i);
 
-	if (n * 2 < *cap)
+/* Make room in T for one more of N entries hashed by HF. */
+static int table_room(struct prof_table *t, size_t n, hash_fn hf, const struct prof *p)
+{
+	size_t ncap = t->cap ? t->cap * 2 : 256, i, j;
+	uint32_t *s;
+
+	if ((n + 1) * 2 < t->cap)
 		return 0;
-	while (n * 2 >= ncap)
+	while ((n + 1) * 2 >= ncap)
 		ncap *= 2;
-	t = calloc(ncap, sizeof(*t));
-	if (!t)
+	s = calloc(ncap, sizeof(*s));
+	if (!s)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		j = hf(p, (uint32_t)i) & (ncap - 1);
-		while (t[j])
+		while (s[j])
 			j = (j + 1) & (ncap - 1);
-		t[j] = (uint32_t)i + 1;
+		s[j] = (uint32_t)i + 1;
 	}
-	free(*ht);
-	*ht = t;
-	*cap = ncap;
+	free(t->slots);
+	t->slots = s;
+	t->cap = ncap;
 	return 0;
 }
 
-static uint64_t func_hash_of(const char *name, enum frame_kind kind, uint32_t map)
+/* Insert id I (hashed H) into T, which has room. */
+static void table_put(struct prof_table *t, uint64_t h, uint32_t i)
+{
+	size_t j = h & (t->cap - 1);
+
+	while (t->slots[j])
+		j = (j + 1) & (t->cap - 1);
+	t->slots[j] = i + 1;
+}
+
+#define TABLE_EACH(t, h, id)							\
+	for (size_t j_ = (t)->cap ? (h) & ((t)->cap - 1) : 0, id;		\
+	     (t)->cap && ((id) = (t)->slots[j_]) != 0; j_ = (j_ + 1) & ((t)->cap - 1))
+
+static uint64_t func_hash_of(const char *name, enum frame_kind kind, uint32_t obj)
 {
 	uint64_t h = hash_bytes(H0, &name, sizeof(name));
 
 	h = hash_bytes(h, &kind, sizeof(kind));
-	return hash_bytes(h, &map, sizeof(map));
+	return hash_bytes(h, &obj, sizeof(obj));
 }
 
 static uint64_t func_hash(const struct prof *p, uint32_t i)
 {
-	return func_hash_of(p->funcs[i].name, p->funcs[i].kind, p->funcs[i].map);
+	return func_hash_of(p->funcs[i].name, p->funcs[i].kind, p->funcs[i].obj);
 }
 
-static uint64_t stack_hash_of(uint32_t pid, const char *comm, const uint32_t *f, size_t n)
+static uint64_t map_hash_of(const struct prof_map *m)
 {
-	uint64_t h = hash_bytes(H0, &pid, sizeof(pid));
+	uint64_t h = hash_bytes(H0, &m->obj, sizeof(m->obj));
 
-	h = hash_bytes(h, &comm, sizeof(comm));
-	return hash_bytes(h, f, n * sizeof(*f));
+	h = hash_bytes(h, &m->start, sizeof(m->start));
+	h = hash_bytes(h, &m->limit, sizeof(m->limit));
+	return hash_bytes(h, &m->offset, sizeof(m->offset));
+}
+
+static uint64_t map_hash(const struct prof *p, uint32_t i)
+{
+	return map_hash_of(&p->maps[i]);
+}
+
+static uint64_t loc_hash_of(const struct prof_loc *l)
+{
+	uint64_t h = hash_bytes(H0, &l->fid, sizeof(l->fid));
+
+	h = hash_bytes(h, &l->map, sizeof(l->map));
+	h = hash_bytes(h, &l->addr, sizeof(l->addr));
+	h = hash_bytes(h, &l->unresolved, sizeof(l->unresolved));
+	h = hash_bytes(h, &l->ref, sizeof(l->ref));
+	/* the lines' strings are interned: their pointers identify them */
+	return hash_bytes(h, l->lines, l->nlines * sizeof(*l->lines));
+}
+
+static uint64_t loc_hash(const struct prof *p, uint32_t i)
+{
+	return loc_hash_of(&p->locs[i]);
+}
+
+static uint64_t stack_hash_of(const struct prof_stack *s)
+{
+	uint64_t h = hash_bytes(H0, &s->pid, sizeof(s->pid));
+
+	h = hash_bytes(h, &s->tid, sizeof(s->tid));
+	h = hash_bytes(h, &s->comm, sizeof(s->comm));
+	h = hash_bytes(h, &s->thread, sizeof(s->thread));
+	return hash_bytes(h, s->locs, s->n * sizeof(*s->locs));
 }
 
 static uint64_t stack_hash(const struct prof *p, uint32_t i)
 {
-	const struct prof_stack *s = &p->stacks[i];
-
-	return stack_hash_of(s->pid, s->comm, s->fids, s->n);
+	return stack_hash_of(&p->stacks[i]);
 }
 
-static int map_id(struct prof *p, const char *module, const char *build_id, uint32_t *out)
+static int obj_id(struct prof *p, const char *module, const char *build_id, uint32_t *out)
 {
 	size_t i;
 
@@ -162,104 +221,179 @@ static int map_id(struct prof *p, const char *module, const char *build_id, uint
 	build_id = prof__intern(p, build_id);
 	if (!module || !build_id)
 		return -ENOMEM;
-	for (i = 0; i < p->nmaps; i++)
-		if (p->maps[i].module == module && p->maps[i].build_id == build_id) {
+	/* few: the files a capture touched */
+	for (i = 0; i < p->nobjs; i++)
+		if (p->objs[i].module == module && p->objs[i].build_id == build_id) {
 			*out = (uint32_t)i + 1;
 			return 0;
 		}
-	if (grow((void **)&p->maps, &p->maps_cap, p->nmaps, sizeof(*p->maps)))
+	if (grow((void **)&p->objs, &p->objs_cap, p->nobjs, sizeof(*p->objs)))
 		return -ENOMEM;
-	p->maps[p->nmaps].module = module;
-	p->maps[p->nmaps].build_id = build_id;
+	p->objs[p->nobjs].module = module;
+	p->objs[p->nobjs].build_id = build_id;
+	*out = (uint32_t)++p->nobjs;
+	return 0;
+}
+
+static int func_id(struct prof *p, const char *name, enum frame_kind kind, uint32_t obj,
+		   uint32_t *out)
+{
+	uint64_t h;
+
+	name = prof__intern(p, name);
+	if (!name)
+		return -ENOMEM;
+	h = func_hash_of(name, kind, obj);
+	TABLE_EACH(&p->func_ht, h, id) {
+		const struct prof_func *fn = &p->funcs[id - 1];
+
+		if (fn->name == name && fn->kind == kind && fn->obj == obj) {
+			*out = id - 1;
+			return 0;
+		}
+	}
+	if (grow((void **)&p->funcs, &p->funcs_cap, p->nfuncs, sizeof(*p->funcs)) ||
+	    table_room(&p->func_ht, p->nfuncs, func_hash, p))
+		return -ENOMEM;
+	p->funcs[p->nfuncs] = (struct prof_func){ name, kind, obj };
+	table_put(&p->func_ht, h, (uint32_t)p->nfuncs);
+	*out = (uint32_t)p->nfuncs++;
+	return 0;
+}
+
+static int map_id(struct prof *p, uint32_t obj, const struct prof_frame *f, uint32_t *out)
+{
+	struct prof_map m = { obj, f->map_start, f->map_limit, f->map_offset };
+	uint64_t h;
+
+	if (!obj) {
+		*out = 0;
+		return 0;
+	}
+	h = map_hash_of(&m);
+	TABLE_EACH(&p->map_ht, h, id) {
+		const struct prof_map *o = &p->maps[id - 1];
+
+		if (o->obj == m.obj && o->start == m.start && o->limit == m.limit &&
+		    o->offset == m.offset) {
+			*out = id;
+			return 0;
+		}
+	}
+	if (grow((void **)&p->maps, &p->maps_cap, p->nmaps, sizeof(*p->maps)) ||
+	    table_room(&p->map_ht, p->nmaps, map_hash, p))
+		return -ENOMEM;
+	p->maps[p->nmaps] = m;
+	table_put(&p->map_ht, h, (uint32_t)p->nmaps);
 	*out = (uint32_t)++p->nmaps;
 	return 0;
 }
 
-static int func_id(struct prof *p, const struct prof_frame *f, uint32_t *out)
+static int loc_id(struct prof *p, const struct prof_frame *f, uint32_t *out)
 {
-	const char *name;
-	uint32_t map;
-	size_t j;
+	struct frame_line lines[FRAME_MAX_LINES];
+	struct prof_loc l = { 0 };
+	uint32_t obj;
+	uint64_t h;
+	size_t i, n = f->nlines < FRAME_MAX_LINES ? f->nlines : FRAME_MAX_LINES;
 	int err;
 
-	err = map_id(p, f->module ? f->module : "", f->build_id ? f->build_id : "", &map);
+	err = obj_id(p, f->module ? f->module : "", f->build_id ? f->build_id : "", &obj);
+	if (!err)
+		err = func_id(p, f->name, f->kind, obj, &l.fid);
+	if (!err)
+		err = map_id(p, obj, f, &l.map);
 	if (err)
 		return err;
-	name = prof__intern(p, f->name);
-	if (!name)
-		return -ENOMEM;
-	if (p->func_ht) {
-		j = func_hash_of(name, f->kind, map) & (p->func_ht_cap - 1);
-		for (; p->func_ht[j]; j = (j + 1) & (p->func_ht_cap - 1)) {
-			const struct prof_func *fn = &p->funcs[p->func_ht[j] - 1];
+	for (i = 0; i < n; i++) {
+		const struct frame_line *in = &f->lines[i];
 
-			if (fn->name == name && fn->kind == f->kind && fn->map == map) {
-				*out = p->func_ht[j] - 1;
-				return 0;
-			}
+		lines[i] = *in;
+		lines[i].function = in->function ? prof__intern(p, in->function) : NULL;
+		lines[i].file = prof__intern(p, in->file ? in->file : "");
+		if ((in->function && !lines[i].function) || !lines[i].file)
+			return -ENOMEM;
+	}
+	l.addr = f->addr;
+	l.ref = n ? (struct frame_lines_ref){ 0 } : f->lines_ref;
+	l.lines = n ? lines : NULL;
+	l.nlines = (uint32_t)n;
+	l.unresolved = f->unresolved;
+	h = loc_hash_of(&l);
+	TABLE_EACH(&p->loc_ht, h, id) {
+		const struct prof_loc *o = &p->locs[id - 1];
+
+		if (o->fid == l.fid && o->map == l.map && o->addr == l.addr &&
+		    o->unresolved == l.unresolved && o->nlines == l.nlines &&
+		    o->ref.fn == l.ref.fn && o->ref.src == l.ref.src &&
+		    o->ref.vaddr == l.ref.vaddr &&
+		    (!n || memcmp(o->lines, lines, n * sizeof(*lines)) == 0)) {
+			*out = id - 1;
+			return 0;
 		}
 	}
-	if (grow((void **)&p->funcs, &p->funcs_cap, p->nfuncs, sizeof(*p->funcs)))
+	if (grow((void **)&p->locs, &p->locs_cap, p->nlocs, sizeof(*p->locs)) ||
+	    table_room(&p->loc_ht, p->nlocs, loc_hash, p))
 		return -ENOMEM;
-	p->funcs[p->nfuncs] = (struct prof_func){ name, f->kind, map };
-	p->nfuncs++;
-	if (rehash(&p->func_ht, &p->func_ht_cap, p->nfuncs, func_hash, p))
-		return -ENOMEM;
-	j = func_hash(p, (uint32_t)p->nfuncs - 1) & (p->func_ht_cap - 1);
-	while (p->func_ht[j] && p->func_ht[j] != p->nfuncs)
-		j = (j + 1) & (p->func_ht_cap - 1);
-	p->func_ht[j] = (uint32_t)p->nfuncs;
-	*out = (uint32_t)p->nfuncs - 1;
+	if (n) {
+		l.lines = malloc(n * sizeof(*l.lines));
+		if (!l.lines)
+			return -ENOMEM;
+		memcpy(l.lines, lines, n * sizeof(*l.lines));
+	}
+	p->locs[p->nlocs] = l;
+	table_put(&p->loc_ht, h, (uint32_t)p->nlocs);
+	*out = (uint32_t)p->nlocs++;
 	return 0;
 }
 
-int prof__add(struct prof *p, uint32_t pid, const char *comm,
-	      const struct prof_frame *frames, size_t n, uint64_t count)
+int prof__add(struct prof *p, const struct prof_sample *smp, const struct prof_frame *frames,
+	      size_t n, uint64_t count)
 {
-	uint32_t *fids = NULL;
-	size_t i, j;
+	struct prof_stack s = { smp->pid, smp->tid };
+	uint64_t h;
+	size_t i;
 	int err = -ENOMEM;
 
-	comm = prof__intern(p, comm ? comm : "");
-	if (!comm)
+	s.comm = prof__intern(p, smp->comm ? smp->comm : "");
+	s.thread = prof__intern(p, smp->thread ? smp->thread : s.comm ? s.comm : "");
+	if (!s.comm || !s.thread)
 		return -ENOMEM;
-	fids = malloc((n ? n : 1) * sizeof(*fids));
-	if (!fids)
+	s.locs = malloc((n ? n : 1) * sizeof(*s.locs));
+	if (!s.locs)
 		return -ENOMEM;
+	s.n = n;
+	s.count = count;
 	for (i = 0; i < n; i++) {
-		err = func_id(p, &frames[i], &fids[i]);
+		err = loc_id(p, &frames[i], &s.locs[i]);
 		if (err)
 			goto cleanup;
 	}
 	p->total += count;
-	if (p->stack_ht) {
-		j = stack_hash_of(pid, comm, fids, n) & (p->stack_ht_cap - 1);
-		for (; p->stack_ht[j]; j = (j + 1) & (p->stack_ht_cap - 1)) {
-			struct prof_stack *s = &p->stacks[p->stack_ht[j] - 1];
+	h = stack_hash_of(&s);
+	TABLE_EACH(&p->stack_ht, h, id) {
+		struct prof_stack *o = &p->stacks[id - 1];
 
-			if (s->pid == pid && s->comm == comm && s->n == n &&
-			    memcmp(s->fids, fids, n * sizeof(*fids)) == 0) {
-				s->count += count;
-				err = 0;
-				goto cleanup;
-			}
+		if (o->pid == s.pid && o->tid == s.tid && o->comm == s.comm &&
+		    o->thread == s.thread && o->n == n &&
+		    memcmp(o->locs, s.locs, n * sizeof(*s.locs)) == 0) {
+			o->count += count;
+			err = 0;
+			goto cleanup;
 		}
 	}
 	err = -ENOMEM;
-	if (grow((void **)&p->stacks, &p->stacks_cap, p->nstacks, sizeof(*p->stacks)))
+	if (grow((void **)&p->stacks, &p->stacks_cap, p->nstacks, sizeof(*p->stacks)) ||
+	    table_room(&p->stack_ht, p->nstacks, stack_hash, p)) {
+		p->total -= count;
 		goto cleanup;
-	p->stacks[p->nstacks] = (struct prof_stack){ pid, comm, fids, n, count };
-	fids = NULL;
+	}
+	p->stacks[p->nstacks] = s;
+	table_put(&p->stack_ht, h, (uint32_t)p->nstacks);
 	p->nstacks++;
-	if (rehash(&p->stack_ht, &p->stack_ht_cap, p->nstacks, stack_hash, p))
-		goto cleanup;
-	j = stack_hash(p, (uint32_t)p->nstacks - 1) & (p->stack_ht_cap - 1);
-	while (p->stack_ht[j] && p->stack_ht[j] != p->nstacks)
-		j = (j + 1) & (p->stack_ht_cap - 1);
-	p->stack_ht[j] = (uint32_t)p->nstacks;
-	err = 0;
+	return 0;
 cleanup:
-	free(fids);
+	free(s.locs);
 	return err;
 }
 
@@ -297,29 +431,77 @@ const char *frame_kind_suffix(enum frame_kind k)
 	}
 }
 
-static const struct prof *sort_p;
-
-static int cmp_stacks(const void *a, const void *b)
+const char *prof__root(const struct prof_stack *s, unsigned int split, char *buf, size_t size)
 {
-	const struct prof_stack *x = &sort_p->stacks[*(const uint32_t *)a];
-	const struct prof_stack *y = &sort_p->stacks[*(const uint32_t *)b];
+	const char *name = s->thread[0] ? s->thread : "[unknown]";
+
+	if (split & PROF_SPLIT_TID)
+		snprintf(buf, size, "%s-%u/%u", name, s->pid, s->tid);
+	else if (split & PROF_SPLIT_PID)
+		snprintf(buf, size, "%s-%u", name, s->pid);
+	else
+		return s->thread;
+	return buf;
+}
+
+static const struct prof *sort_p;
+static unsigned int sort_keys;
+
+static int cmp_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* Order (and, at 0, sameness) of two stacks under KEYS. */
+static int cmp_keyed(const struct prof *p, const struct prof_stack *x,
+		     const struct prof_stack *y, unsigned int keys)
+{
 	size_t i;
 	int c;
 
-	c = strcmp(x->comm, y->comm);
+	c = strcmp(x->thread, y->thread);
 	if (c)
 		return c;
+	if ((keys & (PROF_SPLIT_PID | PROF_SPLIT_TID)) && (c = cmp_u32(x->pid, y->pid)))
+		return c;
+	if ((keys & PROF_SPLIT_TID) && (c = cmp_u32(x->tid, y->tid)))
+		return c;
+	if ((keys & PROF_KEY_COMM) && (c = strcmp(x->comm, y->comm)))
+		return c;
 	for (i = 0; i < x->n && i < y->n; i++) {
-		c = strcmp(sort_p->funcs[x->fids[i]].name, sort_p->funcs[y->fids[i]].name);
+		const struct prof_func *a = prof__frame_func(p, x, i);
+		const struct prof_func *b = prof__frame_func(p, y, i);
+
+		if (a == b)
+			continue;
+		c = strcmp(a->name, b->name);
 		if (c)
 			return c;
+		if (a->kind != b->kind)
+			return a->kind < b->kind ? -1 : 1;
+		if ((keys & PROF_KEY_FUNCS) && a->obj != b->obj)
+			return a->obj < b->obj ? -1 : 1;
 	}
 	if (x->n != y->n)
 		return x->n < y->n ? -1 : 1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
+	return 0;
 }
 
-uint32_t *prof__sorted(const struct prof *p)
+static int cmp_stacks(const void *a, const void *b)
+{
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct prof_stack *x = &sort_p->stacks[i], *y = &sort_p->stacks[j];
+	int c = cmp_keyed(sort_p, x, y, sort_keys);
+
+	if (c)
+		return c;
+	/* stable output within one entry */
+	if ((c = cmp_u32(x->pid, y->pid)) || (c = cmp_u32(x->tid, y->tid)))
+		return c;
+	return cmp_u32(i, j);
+}
+
+uint32_t *prof__sorted(const struct prof *p, unsigned int keys)
 {
 	uint32_t *idx = malloc((p->nstacks ? p->nstacks : 1) * sizeof(*idx));
 	size_t i;
@@ -328,9 +510,16 @@ uint32_t *prof__sorted(const struct prof *p)
 		return NULL;
 	for (i = 0; i < p->nstacks; i++)
 		idx[i] = (uint32_t)i;
-	sort_p = p;	/* qsort has no context argument; writers are single-threaded */
+	/* qsort has no context argument; writers are single-threaded */
+	sort_p = p;
+	sort_keys = keys;
 	qsort(idx, p->nstacks, sizeof(*idx), cmp_stacks);
 	return idx;
+}
+
+bool prof__same(const struct prof *p, uint32_t a, uint32_t b, unsigned int keys)
+{
+	return cmp_keyed(p, &p->stacks[a], &p->stacks[b], keys) == 0;
 }
 
 int prof__foreach(const struct prof *p, prof_stack_cb cb, void *ctx)
@@ -338,10 +527,11 @@ int prof__foreach(const struct prof *p, prof_stack_cb cb, void *ctx)
 	const char **names = NULL;
 	enum frame_kind *kinds = NULL;
 	uint32_t *idx;
-	size_t i, j, max = 0;
+	size_t i, j, k, max = 0;
+	char root[PROF_ROOT_MAX];
 	int ret = 0;
 
-	idx = prof__sorted(p);
+	idx = prof__sorted(p, p->split);
 	if (!idx)
 		return -ENOMEM;
 	for (i = 0; i < p->nstacks; i++)
@@ -353,16 +543,19 @@ int prof__foreach(const struct prof *p, prof_stack_cb cb, void *ctx)
 		ret = -ENOMEM;
 		goto cleanup;
 	}
-	for (i = 0; i < p->nstacks && !ret; i++) {
+	for (i = 0; i < p->nstacks && !ret; i = k) {
 		const struct prof_stack *s = &p->stacks[idx[i]];
+		uint64_t count = s->count;
 
-		names[0] = s->comm;
+		for (k = i + 1; k < p->nstacks && prof__same(p, idx[i], idx[k], p->split); k++)
+			count += p->stacks[idx[k]].count;
+		names[0] = prof__root(s, p->split, root, sizeof(root));
 		kinds[0] = FRAME_UNKNOWN;
 		for (j = 0; j < s->n; j++) {
-			names[j + 1] = p->funcs[s->fids[j]].name;
-			kinds[j + 1] = p->funcs[s->fids[j]].kind;
+			names[j + 1] = prof__frame_func(p, s, j)->name;
+			kinds[j + 1] = prof__frame_func(p, s, j)->kind;
 		}
-		ret = cb(ctx, names, kinds, s->n + 1, s->count);
+		ret = cb(ctx, names, kinds, s->n + 1, count);
 	}
 cleanup:
 	free(idx);

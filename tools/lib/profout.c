@@ -36,23 +36,30 @@ static void put_folded_name(FILE *f, const char *s)
 
 int prof__write_folded(const struct prof *p, FILE *f)
 {
-	uint32_t *idx = prof__sorted(p);
-	size_t i, j;
+	uint32_t *idx = prof__sorted(p, p->split);
+	char root[PROF_ROOT_MAX];
+	size_t i, j, k;
 
 	if (!idx)
 		return -ENOMEM;
-	for (i = 0; i < p->nstacks; i++) {
+	/* one line per stack as prof__set_split tells them apart: the
+	 * stacks of several processes and threads that print the same merge */
+	for (i = 0; i < p->nstacks; i = k) {
 		const struct prof_stack *s = &p->stacks[idx[i]];
+		const char *r = prof__root(s, p->split, root, sizeof(root));
+		uint64_t count = s->count;
 
-		put_folded_name(f, s->comm[0] ? s->comm : "[unknown]");
+		for (k = i + 1; k < p->nstacks && prof__same(p, idx[i], idx[k], p->split); k++)
+			count += p->stacks[idx[k]].count;
+		put_folded_name(f, r[0] ? r : "[unknown]");
 		for (j = 0; j < s->n; j++) {
-			const struct prof_func *fn = &p->funcs[s->fids[j]];
+			const struct prof_func *fn = prof__frame_func(p, s, j);
 
 			fputc(';', f);
 			put_folded_name(f, fn->name);
 			fputs(frame_kind_suffix(fn->kind), f);
 		}
-		fprintf(f, " %llu\n", (unsigned long long)s->count);
+		fprintf(f, " %llu\n", (unsigned long long)count);
 	}
 	free(idx);
 	return finish(f);
@@ -83,8 +90,9 @@ static void json_meta(FILE *f, const struct prof_meta *m, uint64_t total)
 
 int prof__write_json(const struct prof *p, FILE *f)
 {
-	uint32_t *idx = prof__sorted(p);
-	size_t i, j;
+	const unsigned int keys = PROF_SPLIT_PID | PROF_SPLIT_TID | PROF_KEY_COMM | PROF_KEY_FUNCS;
+	uint32_t *idx = prof__sorted(p, keys);
+	size_t i, j, k;
 
 	if (!idx)
 		return -ENOMEM;
@@ -97,20 +105,27 @@ int prof__write_json(const struct prof *p, FILE *f)
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
 		json_write_string(f, fn->name);
 		fprintf(f, ",\"kind\":\"%s\",\"module\":", kind_name(fn->kind));
-		json_write_string(f, fn->map ? p->maps[fn->map - 1].module : "");
+		json_write_string(f, fn->obj ? p->objs[fn->obj - 1].module : "");
 		fputs(",\"build_id\":", f);
-		json_write_string(f, fn->map ? p->maps[fn->map - 1].build_id : "");
+		json_write_string(f, fn->obj ? p->objs[fn->obj - 1].build_id : "");
 		fputc('}', f);
 	}
+	/* one entry per thread and functions: addresses and lines are pprof's */
 	fputs("],\n\"stacks\":[", f);
-	for (i = 0; i < p->nstacks; i++) {
+	for (i = 0; i < p->nstacks; i = k) {
 		const struct prof_stack *s = &p->stacks[idx[i]];
+		uint64_t count = s->count;
 
-		fprintf(f, "%s{\"pid\":%u,\"comm\":", i ? ",\n" : "\n", s->pid);
+		for (k = i + 1; k < p->nstacks && prof__same(p, idx[i], idx[k], keys); k++)
+			count += p->stacks[idx[k]].count;
+		fprintf(f, "%s{\"pid\":%u,\"tid\":%u,\"comm\":", i ? ",\n" : "\n", s->pid,
+			s->tid);
 		json_write_string(f, s->comm);
-		fprintf(f, ",\"count\":%llu,\"frames\":[", (unsigned long long)s->count);
+		fputs(",\"thread\":", f);
+		json_write_string(f, s->thread);
+		fprintf(f, ",\"count\":%llu,\"frames\":[", (unsigned long long)count);
 		for (j = 0; j < s->n; j++)
-			fprintf(f, "%s%u", j ? "," : "", s->fids[j]);
+			fprintf(f, "%s%u", j ? "," : "", p->locs[s->locs[j]].fid);
 		fputs("]}", f);
 	}
 	fputs("]}\n", f);
@@ -150,13 +165,15 @@ int prof__write_top(const struct prof *p, FILE *f, size_t limit)
 		const struct prof_stack *s = &p->stacks[i];
 
 		if (s->n)
-			rows[s->fids[s->n - 1]].self += s->count;
+			rows[p->locs[s->locs[s->n - 1]].fid].self += s->count;
 		/* count each function once per stack, recursion or not */
 		for (j = 0; j < s->n; j++) {
-			if (seen[s->fids[j]] == i + 1)
+			uint32_t fid = p->locs[s->locs[j]].fid;
+
+			if (seen[fid] == i + 1)
 				continue;
-			seen[s->fids[j]] = (uint32_t)i + 1;
-			rows[s->fids[j]].total += s->count;
+			seen[fid] = (uint32_t)i + 1;
+			rows[fid].total += s->count;
 		}
 	}
 	qsort(rows, p->nfuncs, sizeof(*rows), cmp_top);
@@ -271,7 +288,37 @@ static int gzip_write(FILE *f, const uint8_t *buf, size_t len)
 	return zr == Z_STREAM_END ? 0 : -EIO;
 }
 
+/* pprof functions by (name, file, first line), all interned pointers. */
+struct functab {
+	const char **name, **file;
+	uint32_t *start, *id;
+	size_t cap, n;
+};
+
+static uint64_t functab_id(struct functab *t, const char *name, const char *file, uint32_t start)
+{
+	uint64_t h = ((uintptr_t)name >> 3) * 0x9e3779b97f4a7c15ull ^
+		     ((uintptr_t)file >> 3) * 0xc2b2ae3d27d4eb4full ^ start;
+	size_t i;
+
+	for (i = h & (t->cap - 1); t->id[i]; i = (i + 1) & (t->cap - 1))
+		if (t->name[i] == name && t->file[i] == file && t->start[i] == start)
+			return t->id[i];
+	t->name[i] = name;
+	t->file[i] = file;
+	t->start[i] = start;
+	t->id[i] = (uint32_t)++t->n;
+	return t->id[i];
+}
+
 #define S(x) strtab_add(&st, (x))
+
+/* pprof takes the first mapping for the main binary: executables before
+ * shared objects and pseudo-files. */
+static bool main_like(const char *module)
+{
+	return module[0] == '/' && !strstr(module, ".so");
+}
 
 int prof__write_pprof(const struct prof *p, FILE *f)
 {
@@ -283,12 +330,15 @@ int prof__write_pprof(const struct prof *p, FILE *f)
 	Perftools__Profiles__Line *lines = NULL, **linep = NULL;
 	Perftools__Profiles__Sample *samples = NULL, **samplep = NULL;
 	Perftools__Profiles__Label *labels = NULL, **labelp = NULL;
+	struct functab ft = { 0 };
+	const struct frame_line **llines = NULL;
+	uint32_t *lnl = NULL;
 	uint64_t *locids = NULL;
 	int64_t *values = NULL, comments[4];
 	struct strtab st = { 0 };
 	char cbuf[4][160];
 	uint8_t *buf = NULL;
-	size_t i, j, nloc = 0, len, nmap = 0;
+	size_t i, j, k, nloc = 0, len, nmap = 0, nline = 0, maxfn;
 	uint32_t *idx = NULL, *mapid = NULL;
 	int err = -ENOMEM;
 	const struct prof_meta *m = &p->meta;
@@ -311,92 +361,160 @@ int prof__write_pprof(const struct prof *p, FILE *f)
 	pr.time_nanos = (int64_t)m->time_ns;
 	pr.duration_nanos = (int64_t)m->duration_ns;
 
+	/* each location's lines: the model's, or looked up now (DWARF is read
+	 * for pprof only) */
+	llines = calloc(p->nlocs + 1, sizeof(*llines));
+	lnl = calloc(p->nlocs + 1, sizeof(*lnl));
+	if (!llines || !lnl)
+		goto cleanup;
+	for (i = 0; i < p->nlocs; i++) {
+		const struct prof_loc *l = &p->locs[i];
+		int n;
+
+		llines[i] = l->lines;
+		lnl[i] = l->nlines;
+		if (!l->nlines && l->ref.fn && !l->unresolved) {
+			n = l->ref.fn(l->ref.src, l->ref.vaddr, &llines[i]);
+			if (n == -ENOMEM)
+				goto cleanup;
+			lnl[i] = n > 0 ? (uint32_t)(n < FRAME_MAX_LINES ? n : FRAME_MAX_LINES) : 0;
+		}
+		nline += lnl[i] ? lnl[i] : 1;
+	}
+	maxfn = nline;
+	for (ft.cap = 256; ft.cap < 2 * maxfn + 2; ft.cap *= 2)
+		;
+	ft.name = calloc(ft.cap, sizeof(*ft.name));
+	ft.file = calloc(ft.cap, sizeof(*ft.file));
+	ft.start = calloc(ft.cap, sizeof(*ft.start));
+	ft.id = calloc(ft.cap, sizeof(*ft.id));
 	maps = calloc(p->nmaps + 1, sizeof(*maps));
 	mapp = calloc(p->nmaps + 1, sizeof(*mapp));
-	funcs = calloc(p->nfuncs + 1, sizeof(*funcs));
-	funcp = calloc(p->nfuncs + 1, sizeof(*funcp));
-	locs = calloc(p->nfuncs + 1, sizeof(*locs));
-	locp = calloc(p->nfuncs + 1, sizeof(*locp));
-	lines = calloc(p->nfuncs + 1, sizeof(*lines));
-	linep = calloc(p->nfuncs + 1, sizeof(*linep));
+	mapid = calloc(p->nmaps + 1, sizeof(*mapid));
+	funcs = calloc(maxfn + 1, sizeof(*funcs));
+	funcp = calloc(maxfn + 1, sizeof(*funcp));
+	locs = calloc(p->nlocs + 1, sizeof(*locs));
+	locp = calloc(p->nlocs + 1, sizeof(*locp));
+	lines = calloc(nline + 1, sizeof(*lines));
+	linep = calloc(nline + 1, sizeof(*linep));
 	samples = calloc(p->nstacks + 1, sizeof(*samples));
 	samplep = calloc(p->nstacks + 1, sizeof(*samplep));
-	labels = calloc(2 * p->nstacks + 1, sizeof(*labels));
-	labelp = calloc(2 * p->nstacks + 1, sizeof(*labelp));
+	labels = calloc(4 * p->nstacks + 1, sizeof(*labels));
+	labelp = calloc(4 * p->nstacks + 1, sizeof(*labelp));
 	values = calloc(2 * p->nstacks + 1, sizeof(*values));
 	for (i = 0; i < p->nstacks; i++)
 		nloc += p->stacks[i].n;
 	locids = calloc(nloc + 1, sizeof(*locids));
-	idx = prof__sorted(p);
-	if (!maps || !mapp || !funcs || !funcp || !locs || !locp || !lines || !linep ||
-	    !samples || !samplep || !labels || !labelp || !values || !locids || !idx)
+	idx = prof__sorted(p, PROF_SPLIT_PID | PROF_SPLIT_TID | PROF_KEY_COMM | PROF_KEY_FUNCS);
+	if (!ft.name || !ft.file || !ft.start || !ft.id || !maps || !mapp || !mapid || !funcs ||
+	    !funcp || !locs || !locp || !lines || !linep || !samples || !samplep || !labels ||
+	    !labelp || !values || !locids || !idx)
 		goto cleanup;
 
-	/* pprof takes the first mapping for the main binary: executables
-	 * before shared objects and pseudo-files */
-	mapid = calloc(p->nmaps + 1, sizeof(*mapid));
-	if (!mapid)
-		goto cleanup;
+	/* mappings: what each one's locations tell about its symbols */
 	for (j = 0; j < 2; j++)
 		for (i = 0; i < p->nmaps; i++) {
-			const char *mod = p->maps[i].module;
-			bool main_like = mod[0] == '/' && !strstr(mod, ".so");
+			const struct prof_map *pm = &p->maps[i];
+			const struct prof_obj *o = &p->objs[pm->obj - 1];
 
-			if (main_like != (j == 0))
+			if (main_like(o->module) != (j == 0))
 				continue;
 			perftools__profiles__mapping__init(&maps[nmap]);
 			maps[nmap].id = nmap + 1;
-			maps[nmap].filename = S(mod);
-			maps[nmap].build_id = S(p->maps[i].build_id);
-			maps[nmap].has_functions = 1;
+			maps[nmap].memory_start = pm->start;
+			maps[nmap].memory_limit = pm->limit;
+			maps[nmap].file_offset = pm->offset;
+			maps[nmap].filename = S(o->module);
+			maps[nmap].build_id = S(o->build_id);
+			maps[nmap].has_functions = maps[nmap].has_filenames = 1;
+			maps[nmap].has_line_numbers = maps[nmap].has_inline_frames = 1;
 			mapp[nmap] = &maps[nmap];
 			mapid[i + 1] = (uint32_t)++nmap;
 		}
-	pr.n_mapping = p->nmaps;
+	pr.n_mapping = nmap;
 	pr.mapping = mapp;
-	/* one function and one location per (name, kind, mapping) */
-	for (i = 0; i < p->nfuncs; i++) {
-		perftools__profiles__function__init(&funcs[i]);
-		funcs[i].id = i + 1;
-		funcs[i].name = funcs[i].system_name = S(p->funcs[i].name);
-		funcp[i] = &funcs[i];
-		perftools__profiles__line__init(&lines[i]);
-		lines[i].function_id = i + 1;
-		linep[i] = &lines[i];
+	/* locations: the address, and its lines innermost first; a function
+	 * per (name, file, first line). An unresolved address gets no line,
+	 * so that its reader can name it from the mapping's build id. */
+	nline = 0;
+	for (i = 0; i < p->nlocs; i++) {
+		const struct prof_loc *l = &p->locs[i];
+		const struct prof_func *fn = &p->funcs[l->fid];
+		Perftools__Profiles__Mapping *mp = l->map ? &maps[mapid[l->map] - 1] : NULL;
+		const struct frame_line *ll = llines[i];
+		size_t n = l->unresolved ? 0 : lnl[i] ? lnl[i] : 1;
+
 		perftools__profiles__location__init(&locs[i]);
 		locs[i].id = i + 1;
-		locs[i].mapping_id = mapid[p->funcs[i].map];
-		locs[i].n_line = 1;
-		locs[i].line = &linep[i];
+		locs[i].mapping_id = l->map ? mapid[l->map] : 0;
+		locs[i].address = l->addr;
+		locs[i].n_line = n;
+		locs[i].line = n ? &linep[nline] : NULL;
+		if (mp && (l->unresolved || !lnl[i])) {
+			mp->has_functions &= !l->unresolved;
+			mp->has_filenames = mp->has_line_numbers = mp->has_inline_frames = 0;
+		}
+		for (k = 0; k < n; k++) {
+			const struct frame_line *fl = lnl[i] ? &ll[k] : NULL;
+			const char *name = fl && fl->function ? fl->function : fn->name;
+			const char *file = fl && fl->file ? fl->file : "";
+			uint64_t fid = functab_id(&ft, name, file, fl ? fl->start_line : 0);
+
+			if (fid == ft.n) {
+				Perftools__Profiles__Function *pf = &funcs[fid - 1];
+
+				perftools__profiles__function__init(pf);
+				pf->id = fid;
+				pf->name = pf->system_name = S(name);
+				pf->filename = S(file);
+				pf->start_line = fl ? fl->start_line : 0;
+				funcp[fid - 1] = pf;
+			}
+			perftools__profiles__line__init(&lines[nline]);
+			lines[nline].function_id = fid;
+			lines[nline].line = fl ? fl->line : 0;
+			if (mp && fl && !file[0])
+				mp->has_filenames = 0;
+			if (mp && fl && !fl->line)
+				mp->has_line_numbers = 0;
+			linep[nline] = &lines[nline];
+			nline++;
+		}
 		locp[i] = &locs[i];
 	}
-	pr.n_function = pr.n_location = p->nfuncs;
+	pr.n_function = ft.n;
 	pr.function = funcp;
+	pr.n_location = p->nlocs;
 	pr.location = locp;
 	nloc = 0;
 	for (i = 0; i < p->nstacks; i++) {
 		const struct prof_stack *s = &p->stacks[idx[i]];
 		Perftools__Profiles__Sample *sm = &samples[i];
+		Perftools__Profiles__Label *lb = &labels[4 * i];
 
 		perftools__profiles__sample__init(sm);
 		sm->location_id = &locids[nloc];
 		for (j = s->n; j-- > 0;)	/* pprof wants the leaf first */
-			locids[nloc++] = s->fids[j] + 1;
+			locids[nloc++] = s->locs[j] + 1;
 		sm->n_location_id = s->n;
 		values[2 * i] = (int64_t)s->count;
 		values[2 * i + 1] = (int64_t)(s->count * m->period_ns);
 		sm->value = &values[2 * i];
 		sm->n_value = 2;
-		perftools__profiles__label__init(&labels[2 * i]);
-		perftools__profiles__label__init(&labels[2 * i + 1]);
-		labels[2 * i].key = S("pid");
-		labels[2 * i].num = s->pid;
-		labels[2 * i + 1].key = S("comm");
-		labels[2 * i + 1].str = S(s->comm);
-		labelp[2 * i] = &labels[2 * i];
-		labelp[2 * i + 1] = &labels[2 * i + 1];
-		sm->label = &labelp[2 * i];
-		sm->n_label = 2;
+		for (j = 0; j < 4; j++) {
+			perftools__profiles__label__init(&lb[j]);
+			labelp[4 * i + j] = &lb[j];
+		}
+		lb[0].key = S("pid");
+		lb[0].num = s->pid;
+		lb[1].key = S("tid");
+		lb[1].num = s->tid;
+		lb[2].key = S("comm");
+		lb[2].str = S(s->comm[0] ? s->comm : s->thread);
+		lb[3].key = S("thread");
+		lb[3].str = S(s->thread);
+		sm->label = &labelp[4 * i];
+		sm->n_label = 4;
 		samplep[i] = sm;
 	}
 	pr.n_sample = p->nstacks;
@@ -423,6 +541,10 @@ int prof__write_pprof(const struct prof *p, FILE *f)
 			goto cleanup;
 	pr.n_string_table = st.n;
 	pr.string_table = st.s;
+	/* a string that did not fit in the table (no memory) left -1 */
+	for (i = 0; i < pr.n_function; i++)
+		if (funcs[i].name < 0 || funcs[i].filename < 0)
+			goto cleanup;
 
 	len = perftools__profiles__profile__get_packed_size(&pr);
 	buf = malloc(len ? len : 1);
@@ -450,6 +572,12 @@ cleanup:
 	free(labelp);
 	free(values);
 	free(locids);
+	free(llines);
+	free(lnl);
+	free(ft.name);
+	free(ft.file);
+	free(ft.start);
+	free(ft.id);
 	free(st.s);
 	free(st.keys);
 	free(st.vals);

@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "appfile.h"
+#include "dwline.h"
 #include "elfsym.h"
 #include "kallsyms.h"
 #include "log.h"
@@ -27,7 +29,8 @@ struct sym_file {
 	const char *path;	/* as the process names it (interned) */
 	const char *build_id;	/* interned */
 	struct elf_syms *elf;
-	bool elf_shared;	/* elf belongs to another entry (same build id) */
+	struct dwline *dw;	/* its DWARF lines, NULL when none */
+	bool elf_shared;	/* elf, dw belong to another entry (same build id) */
 	void *pe;		/* PE resolver's handle */
 	bool tried;
 };
@@ -49,6 +52,10 @@ struct sym_proc {
 	uint64_t gone;		/* sweep count when first seen gone, 0: alive */
 	uint64_t maps_read;	/* sweep count + 1 when the maps were last read */
 	uint64_t revisited;	/* sweep count + 1 of the last symbolizer__revisit */
+	/* its own vDSO, when not the size of ours: for vdso_start, of the
+	 * process that started at vdso_stime (the PID may be reused) */
+	const struct elf_syms *vdso;
+	uint64_t vdso_start, vdso_stime;
 };
 
 struct symbolizer {
@@ -64,6 +71,11 @@ struct symbolizer {
 	const struct pe_resolver *pe;
 	uint64_t sweeps;
 	struct symbolizer_stats st;
+	struct elf_syms *vdso_self;	/* this process's vDSO: the kernel's */
+	size_t vdso_len;
+	bool vdso_tried;
+	struct elf_syms **vdsos;	/* copies of targets' other vDSOs */
+	size_t nvdsos;
 };
 
 static uint64_t str_hash(const char *s)
@@ -155,8 +167,10 @@ void symbolizer__free(struct symbolizer *sz)
 		proc_free(sz->procs[i]);
 	free(sz->procs);
 	for (i = 0; i < sz->nfiles; i++) {
-		if (!sz->files[i]->elf_shared)
+		if (!sz->files[i]->elf_shared) {
 			elfsym__free(sz->files[i]->elf);
+			dwline__free(sz->files[i]->dw);
+		}
 		if (sz->files[i]->pe && sz->pe)
 			sz->pe->close(sz->files[i]->pe);
 		free(sz->files[i]);
@@ -166,6 +180,10 @@ void symbolizer__free(struct symbolizer *sz)
 		free(sz->strs[i]);
 	free(sz->strs);
 	kallsyms__free(sz->ks);
+	elfsym__free(sz->vdso_self);
+	for (i = 0; i < sz->nvdsos; i++)
+		elfsym__free(sz->vdsos[i]);
+	free(sz->vdsos);
 	free(sz);
 }
 
@@ -389,11 +407,21 @@ static bool is_pe_path(const char *path)
 			 strcasecmp(path + n - 4, ".exe") == 0);
 }
 
+static const char *intern_cb(void *ctx, const char *s)
+{
+	return symbolizer__intern(ctx, s);
+}
+
+static int lines_cb(void *src, uint64_t vaddr, const struct frame_line **out)
+{
+	return dwline__lookup(src, vaddr, out);
+}
+
 /* Open the file of map M of process P: the file cache by identity. */
 static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size_t idx)
 {
 	const struct proc_map *m = &p->maps->maps[idx];
-	char path[PATH_MAX + 64], clean[PATH_MAX];
+	char path[PATH_MAX + 64], clean[PATH_MAX], root[64];
 	struct sym_file *f = NULL, **n;
 	struct stat sb;
 	size_t i, len;
@@ -459,34 +487,40 @@ static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size
 		close(fd);
 		return f;
 	}
-	{
-		char root[64];
-
-		snprintf(root, sizeof(root), "%s/%d/root", proc__root(), (int)p->pid);
-		f->elf = elfsym__load_fd(fd, path, root);
-	}
-	close(fd);
+	snprintf(root, sizeof(root), "%s/%d/root", proc__root(), (int)p->pid);
+	f->elf = elfsym__load_fd(fd, path, root);
 	if (!f->elf) {
 		p_debug("no ELF symbols for %s (%s): %s", clean, path, strerror(errno));
+		close(fd);
 		return f;
 	}
 	f->build_id = symbolizer__intern(sz, elfsym__build_id(f->elf));
 	if (!f->build_id) {
 		f->build_id = "";
+		close(fd);
 		return f;
 	}
 	/* the same file under another identity (the same library in two
-	 * containers): keep one copy of its symbols */
+	 * containers): keep one copy of its symbols and lines */
 	for (i = 0; f->build_id[0] && i + 1 < sz->nfiles; i++) {
 		struct sym_file *o = sz->files[i];
 
 		if (o->elf && o->build_id == f->build_id) {
 			elfsym__free(f->elf);
 			f->elf = o->elf;
+			f->dw = o->dw;
 			f->elf_shared = true;
 			break;
 		}
 	}
+	/* its DWARF (or its debug file's), read when a line is asked for */
+	if (!f->elf_shared) {
+		f->dw = dwline__new(fd, path, root, f->build_id, elfsym__debuglink(f->elf),
+				    intern_cb, sz);
+		if (!f->dw && errno != ENOENT)
+			p_debug("no source lines for %s: %s", clean, strerror(errno));
+	}
+	close(fd);
 	return f;
 }
 
@@ -552,7 +586,153 @@ static const char *perfmap_name(struct symbolizer *sz, struct sym_proc *p, uint6
 	return name;
 }
 
+/* Where OUT's address is: IP in mapping M (NULL: none known). */
+static void set_where(struct sym_frame *out, uint64_t ip, const struct proc_map *m)
+{
+	out->addr = ip;
+	out->map_start = m ? m->start : 0;
+	out->map_limit = m ? m->end : 0;
+	out->map_offset = m ? m->offset : 0;
+	out->lines = (struct frame_lines_ref){ 0 };
+	out->unresolved = false;
+}
+
+/* The vDSO image mapped at BASE in this process, LEN bytes as our own maps
+ * say: the kernel's, the same in every process of its ABI. */
+static void load_self_vdso(struct symbolizer *sz)
+{
+	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	struct proc_maps *maps = NULL;
+	const struct proc_map *m;
+	char *buf = NULL;
+	size_t len;
+
+	if (!base || read_file("/proc/self/maps", &buf, &len, 64u << 20) ||
+	    proc_maps__parse(buf, len, &maps))
+		goto out;
+	m = proc_maps__find(maps, base);
+	if (m && m->start == base && strcmp(m->path, "[vdso]") == 0) {
+		sz->vdso_len = m->end - m->start;
+		sz->vdso_self = elfsym__load_mem((const void *)base, sz->vdso_len);
+	}
+out:
+	proc_maps__free(maps);
+	free(buf);
+}
+
+/* A copy of P's own vDSO (mapping M), read from /proc/PID/mem and checked
+ * as any ELF image; kept for the capture. NULL when unreadable. */
+static const struct elf_syms *target_vdso(struct symbolizer *sz, struct sym_proc *p,
+					  const struct proc_map *m)
+{
+	size_t len = m->end - m->start, i;
+	struct elf_syms *es = NULL, **n;
+	char path[64];
+	void *buf;
+	ssize_t got;
+	int fd;
+
+	/* 64 processes of another ABI are plenty; more are not named */
+	if (len > (1u << 20) || sz->nvdsos >= 64)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%d/mem", proc__root(), (int)p->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	buf = malloc(len);
+	got = buf ? pread(fd, buf, len, (off_t)m->start) : -1;
+	close(fd);
+	if (got > 0)
+		es = elfsym__load_mem(buf, (size_t)got);
+	free(buf);
+	if (!es)
+		return NULL;
+	for (i = 0; i < sz->nvdsos; i++)
+		if (elfsym__build_id(es)[0] &&
+		    strcmp(elfsym__build_id(sz->vdsos[i]), elfsym__build_id(es)) == 0) {
+			elfsym__free(es);
+			return sz->vdsos[i];
+		}
+	n = realloc(sz->vdsos, (sz->nvdsos + 1) * sizeof(*n));
+	if (!n) {
+		elfsym__free(es);
+		return NULL;
+	}
+	sz->vdsos = n;
+	sz->vdsos[sz->nvdsos++] = es;
+	return es;
+}
+
+/* Name IP in P's vDSO (mapping M). Return 0 when named, 1 when not. */
+static int vdso_name(struct symbolizer *sz, struct sym_proc *p, const struct proc_map *m,
+		     uint64_t ip, struct sym_frame *out)
+{
+	const struct elf_syms *es;
+	const struct elf_sym_info *si;
+	uint64_t vaddr, delta;
+
+	if (!sz->vdso_tried) {
+		sz->vdso_tried = true;
+		load_self_vdso(sz);
+	}
+	if (sz->vdso_self && m->end - m->start == sz->vdso_len) {
+		es = sz->vdso_self;
+	} else {
+		/* another size: another ABI's vDSO (a 32-bit process) */
+		if (p->vdso_start != m->start || p->vdso_stime != p->start_time) {
+			p->vdso_start = m->start;
+			p->vdso_stime = p->start_time;
+			p->vdso = target_vdso(sz, p, m);
+		}
+		es = p->vdso;
+	}
+	if (!es || elfsym__offset_to_addr(es, ip - m->start, &vaddr))
+		return 1;
+	si = elfsym__lookup_addr(es, vaddr, &delta);
+	if (!si)
+		return 1;
+	out->kind = FRAME_NATIVE;
+	out->module = symbolizer__intern(sz, "[vdso]");
+	out->build_id = symbolizer__intern(sz, elfsym__build_id(es));
+	if (!out->module || !out->build_id)
+		return -ENOMEM;
+	return set_name(sz, out, si->name);
+}
+
+/* A caller's address in a mapping that is not executable: no return
+ * address but what a frame-pointer walk through code without frame
+ * pointers found (a data pointer). Named for the mapping, not for the
+ * offset, so that such frames do not split a flame graph; given no module,
+ * so that no reader of the pprof takes the data for code of that file. */
+static int not_code(struct symbolizer *sz, const struct proc_map *m, struct sym_frame *out)
+{
+	char buf[PATH_MAX + 32];
+	size_t len = strlen(m->path);
+
+	out->kind = FRAME_UNKNOWN;
+	out->module = "";
+	out->build_id = "";
+	out->map_start = out->map_limit = out->map_offset = 0;
+	if (len > 10 && strcmp(m->path + len - 10, " (deleted)") == 0)
+		len -= 10;
+	if (m->path[0] == '[' && len > 2 && m->path[len - 1] == ']')
+		/* [heap], [stack], [anon:NAME] */
+		snprintf(buf, sizeof(buf), "[not code: %.*s]", (int)(len - 2), m->path + 1);
+	else if (m->path[0])
+		snprintf(buf, sizeof(buf), "[not code: %.*s]", (int)(len - (size_t)(base_name(m->path) -
+			 m->path)), base_name(m->path));
+	else
+		snprintf(buf, sizeof(buf), "[not code]");
+	return set_name(sz, out, buf);
+}
+
 int symbolizer__user(struct symbolizer *sz, pid_t pid, uint64_t ip, struct sym_frame *out)
+{
+	return symbolizer__user_at(sz, pid, ip, 0, out);
+}
+
+int symbolizer__user_at(struct symbolizer *sz, pid_t pid, uint64_t ip, unsigned int flags,
+			struct sym_frame *out)
 {
 	struct sym_proc *p = find_proc(sz, pid);
 	const struct proc_map *m = NULL;
@@ -560,12 +740,22 @@ int symbolizer__user(struct symbolizer *sz, pid_t pid, uint64_t ip, struct sym_f
 	char buf[1024];
 	const char *name;
 	uint64_t off = 0, vaddr, delta;
+	bool code;
+	int err;
 
+	set_where(out, ip, NULL);
 	if (!p)
 		return unknown(sz, out);
 	if (p->maps)
 		m = proc_maps__find(p->maps, ip);
-	if (m && is_symbol_file(m)) {
+	set_where(out, ip, m);
+	code = !m || m->perms[2] == 'x' || !(flags & SYM_CALLER);
+	if (m && strcmp(m->path, "[vdso]") == 0) {
+		err = vdso_name(sz, p, m, ip, out);
+		if (err <= 0)
+			return err;
+	}
+	if (m && code && is_symbol_file(m)) {
 		f = map_file(sz, p, m - p->maps->maps);
 		if (!f)
 			return -ENOMEM;
@@ -577,11 +767,12 @@ int symbolizer__user(struct symbolizer *sz, pid_t pid, uint64_t ip, struct sym_f
 
 			if (si) {
 				char *dm = elfsym__demangle(si->name);
-				int err;
 
 				out->kind = FRAME_NATIVE;
 				err = set_name(sz, out, dm ? dm : si->name);
 				free(dm);
+				if (f->dw)
+					out->lines = (struct frame_lines_ref){ lines_cb, f->dw, vaddr };
 				return err;
 			}
 		}
@@ -591,7 +782,8 @@ int symbolizer__user(struct symbolizer *sz, pid_t pid, uint64_t ip, struct sym_f
 		}
 	}
 	/* anonymous memory, memfds, or an address no map held when the maps
-	 * were read: JIT code, named by the perf map */
+	 * were read: JIT code, named by the perf map (a JIT's pages may have
+	 * been writable when the maps were read) */
 	name = perfmap_name(sz, p, ip);
 	if (name) {
 		out->kind = FRAME_JIT;
@@ -599,10 +791,15 @@ int symbolizer__user(struct symbolizer *sz, pid_t pid, uint64_t ip, struct sym_f
 		out->build_id = "";
 		return set_name(sz, out, name);
 	}
+	if (!code)
+		return not_code(sz, m, out);
 	if (f) {
 		/* the module is known: never a bare number */
 		snprintf(buf, sizeof(buf), "%s+0x%llx", base_name(f->path), (unsigned long long)off);
 		out->kind = FRAME_UNKNOWN;
+		/* an ELF file's address can be named by whoever has its
+		 * symbols; a PE image's is only ours to name */
+		out->unresolved = !is_pe_path(f->path);
 		return set_name(sz, out, buf);
 	}
 	if (m && m->path[0]) {
@@ -618,6 +815,9 @@ int symbolizer__user(struct symbolizer *sz, pid_t pid, uint64_t ip, struct sym_f
 	}
 	return unknown(sz, out);
 }
+
+/* The kernel's half of a 64-bit address space: one pprof mapping for it. */
+#define KERNEL_START 0x8000000000000000ull
 
 int symbolizer__kernel(struct symbolizer *sz, uint64_t ip, struct sym_frame *out)
 {
@@ -635,11 +835,17 @@ int symbolizer__kernel(struct symbolizer *sz, uint64_t ip, struct sym_frame *out
 	out->kind = FRAME_KERNEL;
 	out->module = "[kernel.kallsyms]";
 	out->build_id = "";
+	set_where(out, 0, NULL);
 	name = kallsyms__lookup(sz->ks, ip, &mod, NULL);
 	if (!name) {
+		/* no address either: where the kernel hides its symbols from
+		 * us, an output is no place to show its layout (KASLR) */
 		sz->st.unknown++;
 		return set_name(sz, out, "[unknown]");
 	}
+	out->addr = ip;
+	out->map_start = KERNEL_START;
+	out->map_limit = UINT64_MAX;
 	if (mod[0]) {
 		snprintf(buf, sizeof(buf), "%s [%s]", name, mod);
 		return set_name(sz, out, buf);

@@ -16,6 +16,7 @@
 #ifndef SIDESCOPE_SYMBOLIZE_H
 #define SIDESCOPE_SYMBOLIZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -27,7 +28,23 @@ struct sym_frame {
 	enum frame_kind kind;
 	const char *module;	/* mapping file, "[kernel.kallsyms]", "[jit]", "" */
 	const char *build_id;	/* lowercase hex, "" when unknown */
+	uint64_t addr;		/* the address looked up */
+	uint64_t map_start;	/* the mapping that holds it (0s: none known) */
+	uint64_t map_limit;
+	uint64_t map_offset;	/* file offset of map_start */
+	struct frame_lines_ref lines;	/* its DWARF source lines, looked up
+					 * when asked (frame.h); valid until
+					 * symbolizer__free */
+	bool unresolved;	/* NAME is "file+0xOFF" for an ELF file without a
+				 * symbol there: a reader with its debug info may
+				 * do better */
 };
+
+/* symbolizer__user_at: IP is in a caller's frame (its return address - 1):
+ * an address outside code there is a broken frame-pointer walk, named
+ * "[not code: MODULE]", not code (a sampled address is code: the maps may
+ * be older than a JIT's mprotect). */
+#define SYM_CALLER 0x1u
 
 /* Hook for PE/ReadyToRun images (issue 10, tools/lib/r2r). The symbolizer
  * calls open() once per image identity with a path it can read (through
@@ -89,7 +106,12 @@ int symbolizer__revisit(struct symbolizer *sz, pid_t pid, uint64_t start,
 const char *symbolizer__comm(struct symbolizer *sz, pid_t pid);
 
 /* Symbolize one user-space address of PID / one kernel address. Always
- * fill OUT (with "[unknown]" at worst); return 0 or -ENOMEM. */
+ * fill OUT (with "[unknown]" at worst); return 0 or -ENOMEM. The vDSO is
+ * named from this process's own (the same kernel's) when the target's is
+ * the same size, else from a copy of the target's. FLAGS: SYM_CALLER. */
+int symbolizer__user_at(struct symbolizer *sz, pid_t pid, uint64_t ip, unsigned int flags,
+			struct sym_frame *out);
+/* symbolizer__user_at with no flags. */
 int symbolizer__user(struct symbolizer *sz, pid_t pid, uint64_t ip, struct sym_frame *out);
 int symbolizer__kernel(struct symbolizer *sz, uint64_t ip, struct sym_frame *out);
 

@@ -254,6 +254,10 @@ static ssize_t take_counts(struct capture *c, int fd)
 			c->vals = nv;
 			c->keys_cap = ncap;
 		}
+		/* what the kernel does not fill stays defined (valgrind does
+		 * not know this command writes the buffers) */
+		memset(c->keys + n, 0, chunk * sizeof(*c->keys));
+		memset(c->vals + n, 0, chunk * sizeof(*c->vals));
 		cnt = chunk;
 		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, c->keys + n,
 						      c->vals + n, &cnt, NULL);
@@ -292,6 +296,8 @@ static int take_stacks(struct capture *c)
 	for (;;) {
 		/* ENOSPC would need a bucket of over STACK_BATCH stacks: with as
 		 * many buckets as entries, not seen */
+		memset(c->stack_keys, 0, STACK_BATCH * sizeof(*c->stack_keys));
+		memset(c->stack_vals, 0, STACK_BATCH * sizeof(*c->stack_vals));
 		cnt = STACK_BATCH;
 		err = bpf_map_lookup_and_delete_batch(c->stacks_fd, first ? NULL : &in, &out,
 						      c->stack_keys, c->stack_vals, &cnt, NULL);

@@ -133,6 +133,13 @@ bad:
 		pm->bad++;
 		line = nl ? nl + 1 : end;
 	}
+	if (pm->n && pm->n < cap) {
+		/* a small map (a short-lived process's) keeps no spare room */
+		struct pm_entry *ne = realloc(pm->e, pm->n * sizeof(*ne));
+
+		if (ne)
+			pm->e = ne;
+	}
 	if (pm->n) {
 		/* runtimes mostly append increasing addresses: skip the sort then */
 		for (i = 1; i < pm->n && pm->e[i - 1].start <= pm->e[i].start; i++)

@@ -43,7 +43,7 @@ struct sym_proc {
 	struct proc_maps *maps;
 	struct sym_file **files;	/* per map, resolved lazily */
 	struct perfmap *perfmap;
-	char perfmap_path[PATH_MAX];
+	char *perfmap_path;	/* the perf map read (malloc'd), NULL: none */
 	struct stat perfmap_version;	/* of the file perfmap was read from */
 	bool perfmap_tried;
 	bool perfmap_refused;	/* a FIFO, device...: said once */
@@ -154,6 +154,7 @@ static void proc_free(struct sym_proc *p)
 		return;
 	proc_drop_maps(p);
 	perfmap__free(p->perfmap);
+	free(p->perfmap_path);
 	free(p);
 }
 
@@ -253,8 +254,8 @@ static void refresh_perfmap(struct symbolizer *sz, struct sym_proc *p)
 		}
 		return;
 	}
-	if (p->perfmap && strcmp(path, p->perfmap_path) == 0 && sb.st_ino == v->st_ino &&
-	    sb.st_dev == v->st_dev && sb.st_size == v->st_size &&
+	if (p->perfmap && p->perfmap_path && strcmp(path, p->perfmap_path) == 0 &&
+	    sb.st_ino == v->st_ino && sb.st_dev == v->st_dev && sb.st_size == v->st_size &&
 	    sb.st_mtim.tv_sec == v->st_mtim.tv_sec && sb.st_mtim.tv_nsec == v->st_mtim.tv_nsec) {
 		close(fd);
 		return;
@@ -280,7 +281,8 @@ static void refresh_perfmap(struct symbolizer *sz, struct sym_proc *p)
 	sz->st.perfmap_bad_lines += perfmap__bad_lines(pm);
 	perfmap__free(p->perfmap);
 	p->perfmap = pm;
-	snprintf(p->perfmap_path, sizeof(p->perfmap_path), "%s", path);
+	free(p->perfmap_path);
+	p->perfmap_path = strdup(path);	/* NULL: read again next time */
 	p->perfmap_version = sb;
 	p_debug("pid %d: perf map %s, %zu entries, %zu bad lines", (int)p->pid, path,
 		perfmap__count(pm), perfmap__bad_lines(pm));
@@ -307,7 +309,8 @@ static int watch(struct symbolizer *sz, pid_t pid, uint64_t want)
 		proc_drop_maps(p);
 		perfmap__free(p->perfmap);
 		p->perfmap = NULL;
-		p->perfmap_path[0] = '\0';
+		free(p->perfmap_path);
+		p->perfmap_path = NULL;
 	}
 	if (!p) {
 		struct sym_proc **n = realloc(sz->procs, (sz->nprocs + 1) * sizeof(*n));

@@ -111,9 +111,10 @@ static __always_inline __u64 hash_stack(const struct profile_stack *s, int n)
 	return h ? h : 1;
 }
 
-/* Take one stack into the store; return its hash or 0. */
-static __always_inline __u64 take_stack(void *ctx, __u32 slot, __u64 flags,
-					__u32 err_stat, __u32 trunc_stat)
+/* Take one stack into the store; return its hash or 0. A global function:
+ * the verifier checks it once, not once per call. */
+__noinline __u64 take_stack(struct bpf_perf_event_data *ctx, __u32 slot, __u64 flags,
+			    __u32 err_stat, __u32 trunc_stat)
 {
 	struct profile_stack *s;
 	__u64 h;

@@ -93,6 +93,9 @@ static void help(void)
 "                      (default 8192, about 1 KB of kernel memory each)\n"
 "      --max-perf-map SIZE  read at most SIZE of each perf map, its newest\n"
 "                      lines (default 256M; k, M, G suffixes)\n"
+"      --split pid|tid  folded stacks and flame graphs: one line per process\n"
+"                      (NAME-PID) or thread (NAME-PID/TID) instead of one\n"
+"                      per stack\n"
 "  -v, --verbose       debug messages, libbpf's included\n"
 "  -h, --help          print this help\n"
 "\n"
@@ -665,7 +668,7 @@ static const struct pe_resolver r2r_resolver = {
 int cmd_profile(int argc, char **argv)
 {
 	enum { OPT_CGROUP = 256, OPT_FORMAT, OPT_USER, OPT_KERNEL, OPT_MAX_STACKS,
-	       OPT_MAX_PERF_MAP };
+	       OPT_MAX_PERF_MAP, OPT_SPLIT };
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "name", required_argument, NULL, 'n' },
@@ -679,6 +682,7 @@ int cmd_profile(int argc, char **argv)
 		{ "kernel-only", no_argument, NULL, OPT_KERNEL },
 		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "max-perf-map", required_argument, NULL, OPT_MAX_PERF_MAP },
+		{ "split", required_argument, NULL, OPT_SPLIT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -695,6 +699,7 @@ int cmd_profile(int argc, char **argv)
 	bool all = false, user_only = false, kernel_only = false, tty;
 	uint64_t hz = 99, secs = 30, dev, ino, cgid = 0, t0, last_drain, now, last_tty = 0;
 	uint64_t max_stacks = 8192;
+	unsigned int split = 0;
 	char cgroup_procs[PATH_MAX + 16] = "";
 	struct sigaction sa;
 	struct timespec wall;
@@ -774,6 +779,14 @@ int cmd_profile(int argc, char **argv)
 				goto cleanup;
 			}
 			perfmap__set_max((size_t)bytes);
+			break;
+		}
+		case OPT_SPLIT: {
+			if (strcmp(optarg, "pid") && strcmp(optarg, "tid")) {
+				ret = usage_error("invalid --split '%s' (pid or tid)", optarg);
+				goto cleanup;
+			}
+			split = optarg[0] == 'p' ? PROF_SPLIT_PID : PROF_SPLIT_TID;
 			break;
 		}
 		case 'v':
@@ -900,6 +913,7 @@ int cmd_profile(int argc, char **argv)
 		p_err("out of memory");
 		goto cleanup;
 	}
+	prof__set_split(c.prof, split);
 	for (i = 0; i < npids; i++)
 		if (starts[i])
 			symbolizer__watch_start(c.sz, pids[i], starts[i]);

@@ -62,6 +62,7 @@ static int run(const struct cmd *c, int argc, char **argv)
 	snprintf(prog, sizeof(prog), "sidescope %s", c->name);
 	log__set_prog(prog);
 	argv[0] = prog;
+	log__set_args(argc, argv);
 	return c->fn(argc, argv);
 }
 

@@ -11,6 +11,13 @@ extern bool log_verbose;	/* -v: debug messages and libbpf chatter */
 void log__set_prog(const char *prog);
 const char *log__prog(void);
 
+/* The command's arguments: "--json" among them (before "--") makes every
+ * message one JSON object on stderr,
+ *   {"level":"error","program":"sidescope ps","message":"..."}
+ * and turns getopt's own messages into ours. */
+void log__set_args(int argc, char **argv);
+bool log__json(void);
+
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void p_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -234,13 +234,17 @@ int cmd_ps(int argc, char **argv)
 	}
 	if (json)
 		fputs(first ? "]\n" : "\n]\n", stdout);
+	/* a PID asked for and not shown: say what it is instead (gone, a
+	 * thread, a kernel thread); an error when nothing was shown */
 	for (i = 0; i < n_only; i++) {
-		bool found = false;
+		char msg[512];
 
-		for (int k = 0; k < n && !found; k++)
-			found = pids[k] == only[i];
-		if (!found)
-			p_warn("no process with PID %d in this PID namespace", (int)only[i]);
+		if (proc__check_target(only[i], msg, sizeof(msg)) == 0)
+			continue;
+		if (shown)
+			p_warn("%s", msg);
+		else
+			p_err("%s", msg);
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		p_err("cannot write output: %s", strerror(errno));

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "appfile.h"
+#include "escape.h"
 #include "proc.h"
 #include "util.h"
 
@@ -222,6 +223,46 @@ bool proc__is_kernel_thread(pid_t pid)
 		kthread = flags & 0x00200000;	/* PF_KTHREAD */
 	free(buf);
 	return kthread;
+}
+
+int proc__check_target(pid_t pid, char *msg, size_t size)
+{
+	struct proc_status st, leader;
+	char name[ESCAPE_MAX(sizeof(st.name)) + 1], lname[sizeof(name)];
+	char *buf;
+	bool zombie = false;
+
+	if (proc__read_status(pid, &st)) {
+		snprintf(msg, size, "no process with PID %d in this PID namespace (see "
+			 "'sidescope ps')", (int)pid);
+		return -ESRCH;
+	}
+	/* the name is the app's: escaped for the terminal */
+	escape__str(name, sizeof(name), st.name, strlen(st.name), 0, 0);
+	if (st.tgid != pid) {
+		if (proc__read_status(st.tgid, &leader))
+			leader.name[0] = '\0';
+		escape__str(lname, sizeof(lname), leader.name, strlen(leader.name), 0, 0);
+		snprintf(msg, size, "PID %d is a thread (%s) of process %d (%s), not a process; "
+			 "use -p %d", (int)pid, name, (int)st.tgid, lname, (int)st.tgid);
+		return -ECHILD;
+	}
+	if (proc__is_kernel_thread(pid)) {
+		snprintf(msg, size, "PID %d is a kernel thread (%s): it has no user space "
+			 "(kernel work: profile -a --kernel-only)", (int)pid, name);
+		return -EPERM;
+	}
+	if (read_proc_file(pid, "stat", &buf, NULL) == 0) {
+		const char *p = strrchr(buf, ')');
+
+		zombie = p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+		free(buf);
+	}
+	if (zombie) {
+		snprintf(msg, size, "PID %d (%s) has exited", (int)pid, name);
+		return -ESRCH;
+	}
+	return 0;
 }
 
 int proc__start_time(pid_t pid, uint64_t *start)

@@ -36,6 +36,11 @@ int proc__start_time(pid_t pid, uint64_t *start);
 int proc__parse_stat_flags(const char *buf, unsigned long *flags);
 bool proc__is_kernel_thread(pid_t pid);
 
+/* Whether PID names a live user-space process, one that can be a target:
+ * 0, or a negative errno with MSG saying what it is instead (no such
+ * process, a thread of process P, a kernel thread, exited), names escaped. */
+int proc__check_target(pid_t pid, char *msg, size_t size);
+
 /* Command line with NULs turned into spaces; "[name]" for kernel threads. */
 int proc__cmdline(pid_t pid, char *buf, size_t size);
 /* The process's cgroup path (the v2 entry, else the first v1 entry). */

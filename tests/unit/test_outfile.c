@@ -337,7 +337,8 @@ static void test_errors(void)
 	o = outfile__open(at("no/such/dir/out"));
 	ok(o == NULL && errno == ENOENT, "missing directory: ENOENT");
 	outfile__abort(o);
-	is_str(outfile__strerror(-ENOENT), strerror(ENOENT), "strerror: other errors as strerror");
+	is_str(outfile__strerror(-ENOENT), "its directory does not exist", "strerror: ENOENT names the directory");
+	is_str(outfile__strerror(-EIO), strerror(EIO), "strerror: other errors as strerror");
 	is_str(outfile__strerror(EMEDIUMTYPE), "is a block device, not a regular file",
 	       "strerror: block device");
 }

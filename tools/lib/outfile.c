@@ -83,6 +83,15 @@ const char *outfile__strerror(int err)
 		return "is a socket, not a regular file";
 	case EMEDIUMTYPE:
 		return "is a block device, not a regular file";
+	case ENOENT:
+		return "its directory does not exist";
+	case ENOTDIR:
+		return "a part of its directory is not a directory";
+	case EROFS:
+		return "its directory is on a read-only file system (write to a writable "
+		       "volume, e.g. an emptyDir)";
+	case EACCES:
+		return "permission denied: its directory is not writable by this user";
 	default:
 		return strerror(err);
 	}

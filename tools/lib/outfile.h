@@ -20,7 +20,8 @@
  *     ESPIPE           a FIFO
  *     ESOCKTNOSUPPORT  a socket
  *     EMEDIUMTYPE      a block device
- * outfile__strerror() turns these into "is a FIFO, not a regular file".
+ * outfile__strerror() turns these into "is a FIFO, not a regular file", and
+ * ENOENT, ENOTDIR, EROFS, EACCES into what they say of the directory.
  * Directories along the path are the operator's and are followed; the
  * directory is opened once and every later step is relative to it. */
 #ifndef SIDESCOPE_OUTFILE_H

@@ -24,6 +24,7 @@
 #include <bpf/libbpf.h>
 
 #include "commands.h"
+#include "escape.h"
 #include "log.h"
 #include "outfile.h"
 #include "perfmap.h"
@@ -50,6 +51,7 @@ enum out_format { FMT_NONE, FMT_FOLDED, FMT_PPROF, FMT_SVG, FMT_TOP, FMT_JSON };
 struct output {
 	const char *path;
 	enum out_format fmt;
+	struct outfile *of;	/* opened before sampling, written at the end */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -87,6 +89,8 @@ static void help(void)
 "                      or .txt (folded stacks), .pb.gz or .pprof (pprof),\n"
 "                      .json, .svg (flame graph); may be repeated\n"
 "      --format FMT    folded, pprof, svg, top or json (overrides extension)\n"
+"      --json          without -o: the profile as JSON on stdout (as -o -\n"
+"                      --format json); messages as JSON lines on stderr\n"
 "      --user-only     user-space stacks only\n"
 "      --kernel-only   kernel stacks only\n"
 "      --max-stacks N  distinct stacks held in the kernel between two drains\n"
@@ -100,6 +104,9 @@ static void help(void)
 "  -h, --help          print this help\n"
 "\n"
 "Without -o, prints the functions with the most samples (self and total).\n"
+"Every output is opened before sampling starts: a missing or read-only\n"
+"directory, a directory given as FILE or an unknown extension fails at\n"
+"once. pprof is never written to a terminal.\n"
 "With -p or -n the capture stops once every target has exited (\"target PID\n"
 "N exited\"). SIGINT and SIGTERM end it early, at any moment: the outputs\n"
 "hold what was collected (nothing, before sampling began) and the exit\n"
@@ -556,17 +563,42 @@ static int open_perf_events(struct capture *c, unsigned int hz, struct bpf_link 
 	return 0;
 }
 
-static int write_output(struct capture *c, const struct output *o)
+/* Open every output before anything is loaded: a missing or read-only
+ * directory, a directory given as a file, a link or FIFO planted there,
+ * binary data for a terminal, each is one line now rather than a lost
+ * capture later. Return 0, or 1 once every problem is said. */
+static int open_outputs(struct output *outs, int n)
 {
-	struct outfile *of;
+	int i, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		outs[i].of = outfile__open(outs[i].path);
+		if (!outs[i].of) {
+			p_err("cannot write %s: %s", outs[i].path, outfile__strerror(errno));
+			bad = 1;
+			continue;
+		}
+		if (outs[i].fmt == FMT_PPROF && isatty(fileno(outfile__fp(outs[i].of)))) {
+			p_err("pprof is binary: not writing it to a terminal (give -o FILE.pb.gz, "
+			      "or pipe it)");
+			bad = 1;
+		}
+	}
+	if (bad)
+		for (i = 0; i < n; i++) {
+			outfile__abort(outs[i].of);
+			outs[i].of = NULL;
+		}
+	return bad;
+}
+
+/* Write and commit one output opened by open_outputs. */
+static int write_output(struct capture *c, struct output *o)
+{
+	struct outfile *of = o->of;
 	int err;
 
-	of = outfile__open(o->path);
-	if (!of) {
-		err = -errno;
-		p_err("cannot write %s: %s", o->path, outfile__strerror(errno));
-		return err;
-	}
+	o->of = NULL;
 	switch (o->fmt) {
 	case FMT_FOLDED:
 		err = prof__write_folded(c->prof, outfile__fp(of));
@@ -659,6 +691,23 @@ static uint64_t timens_boot_ticks(uint64_t ns_per_tick)
 	return ticks;
 }
 
+/* "-n NAME: PIDs 7, 12 (dotnet)": what a name chose, before sampling */
+static void say_chosen(const char *name, const pid_t *pids, int n)
+{
+	char list[256], ename[256];
+	size_t len = 0;
+	int i;
+
+	list[0] = '\0';
+	for (i = 0; i < n && len < sizeof(list) - 16; i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", i ? ", " : "",
+					(int)pids[i]);
+	if (i < n)
+		snprintf(list + len, sizeof(list) - len, ", ... (%d in all)", n);
+	escape__str(ename, sizeof(ename), name, strlen(name), 64, 0);
+	p_info("-n %s: PID%s %s", ename, n == 1 ? "" : "s", list);
+}
+
 static const struct pe_resolver r2r_resolver = {
 	.open = r2r__pe_open,
 	.lookup = r2r__pe_lookup,
@@ -668,7 +717,7 @@ static const struct pe_resolver r2r_resolver = {
 int cmd_profile(int argc, char **argv)
 {
 	enum { OPT_CGROUP = 256, OPT_FORMAT, OPT_USER, OPT_KERNEL, OPT_MAX_STACKS,
-	       OPT_MAX_PERF_MAP, OPT_SPLIT };
+	       OPT_MAX_PERF_MAP, OPT_SPLIT, OPT_JSON };
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "name", required_argument, NULL, 'n' },
@@ -683,6 +732,7 @@ int cmd_profile(int argc, char **argv)
 		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "max-perf-map", required_argument, NULL, OPT_MAX_PERF_MAP },
 		{ "split", required_argument, NULL, OPT_SPLIT },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -696,7 +746,7 @@ int cmd_profile(int argc, char **argv)
 	uint64_t *starts = NULL, ns_per_tick = 10000000, boot_ticks = 0;
 	long tck;
 	int npids = 0, nouts = 0, nlinks = 0, i, opt, err, ret = 1, targets;
-	bool all = false, user_only = false, kernel_only = false, tty;
+	bool all = false, user_only = false, kernel_only = false, json = false, tty;
 	uint64_t hz = 99, secs = 30, dev, ino, cgid = 0, t0, last_drain, now, last_tty = 0;
 	uint64_t max_stacks = 8192;
 	unsigned int split = 0;
@@ -748,6 +798,7 @@ int cmd_profile(int argc, char **argv)
 				goto cleanup;
 			}
 			outs[nouts].path = optarg;
+			outs[nouts].of = NULL;
 			outs[nouts++].fmt = format_of_path(optarg);
 			break;
 		case OPT_FORMAT:
@@ -789,6 +840,9 @@ int cmd_profile(int argc, char **argv)
 			split = optarg[0] == 'p' ? PROF_SPLIT_PID : PROF_SPLIT_TID;
 			break;
 		}
+		case OPT_JSON:
+			json = true;
+			break;
 		case 'v':
 			log_verbose = true;
 			break;
@@ -814,16 +868,32 @@ int cmd_profile(int argc, char **argv)
 		ret = usage_error("--user-only and --kernel-only exclude each other");
 		goto cleanup;
 	}
+	if (json && forced != FMT_NONE && forced != FMT_JSON) {
+		ret = usage_error("--json and --format %s exclude each other",
+				  forced == FMT_FOLDED ? "folded" : forced == FMT_PPROF ? "pprof" :
+				  forced == FMT_SVG ? "svg" : "top");
+		goto cleanup;
+	}
 	if (!nouts) {
 		outs[0].path = "-";
-		outs[0].fmt = forced != FMT_NONE ? forced : FMT_TOP;
+		outs[0].fmt = forced != FMT_NONE ? forced : json ? FMT_JSON : FMT_TOP;
+		outs[0].of = NULL;
 		nouts = 1;
 	}
 	for (i = 0; i < nouts; i++) {
+		struct stat sb;
+
 		if (forced != FMT_NONE)
 			outs[i].fmt = forced;
+		if (strcmp(outs[i].path, "-") && stat(outs[i].path, &sb) == 0 &&
+		    S_ISDIR(sb.st_mode)) {
+			ret = usage_error("-o %s: is a directory; give a file in it, e.g. "
+					  "%s/cpu.pb.gz", outs[i].path, outs[i].path);
+			goto cleanup;
+		}
 		if (outs[i].fmt == FMT_NONE) {
-			ret = usage_error("cannot tell the format of '%s' from its name (use --format)",
+			ret = usage_error("cannot tell the format of '%s' from its name: end it in "
+					  ".folded, .pb.gz, .svg or .json, or use --format",
 					  outs[i].path);
 			goto cleanup;
 		}
@@ -832,11 +902,10 @@ int cmd_profile(int argc, char **argv)
 	/* targets */
 	if (npids) {
 		for (i = 0; i < npids; i++) {
-			struct proc_status st;
+			char msg[512];
 
-			if (proc__read_status(pids[i], &st)) {
-				p_err("no process with PID %d in this PID namespace (see 'sidescope ps')",
-				      (int)pids[i]);
+			if (proc__check_target(pids[i], msg, sizeof(msg))) {
+				p_err("%s", msg);
 				goto cleanup;
 			}
 		}
@@ -850,6 +919,7 @@ int cmd_profile(int argc, char **argv)
 			p_err("no process matches '%s' (see 'sidescope ps')", name);
 			goto cleanup;
 		}
+		say_chosen(name, pids, npids);
 	} else if (cgroup) {
 		char path[PATH_MAX];
 		struct stat sb;
@@ -900,6 +970,9 @@ int cmd_profile(int argc, char **argv)
 		p_err("cannot read this process's PID namespace: %s", strerror(-err));
 		goto cleanup;
 	}
+
+	if (open_outputs(outs, nouts))
+		goto cleanup;
 
 	libbpf_set_print(libbpf_print);
 	c.sz = symbolizer__new();
@@ -1073,17 +1146,29 @@ int cmd_profile(int argc, char **argv)
 	if (!prof__total(c.prof))
 		p_warn("no samples: the targets did not run on a CPU while sampling");
 	ret = 0;
-	for (i = 0; i < nouts; i++)
-		if (write_output(&c, &outs[i]))
+	{
+		int failed = 0;
+
+		for (i = 0; i < nouts; i++) {
+			if (write_output(&c, &outs[i])) {
+				failed++;
+				continue;
+			}
+			if (strcmp(outs[i].path, "-"))
+				p_info("wrote %s", outs[i].path);
+		}
+		if (failed) {
 			ret = 1;
-	if (!ret && log_verbose)
-		p_debug("%llu samples, %zu stacks, %llu drains",
-			(unsigned long long)prof__total(c.prof), prof__nstacks(c.prof),
-			(unsigned long long)c.drains);
-	for (i = 0; i < nouts && !ret; i++)
-		if (strcmp(outs[i].path, "-"))
-			p_info("wrote %s", outs[i].path);
+			if (nouts > 1)
+				p_err("%d of %d outputs not written", failed, nouts);
+		}
+	}
+	p_debug("%llu samples, %zu stacks, %llu drains",
+		(unsigned long long)prof__total(c.prof), prof__nstacks(c.prof),
+		(unsigned long long)c.drains);
 cleanup:
+	for (i = 0; i < nouts; i++)
+		outfile__abort(outs[i].of);
 	for (i = 0; i < nlinks; i++)
 		bpf_link__destroy(links[i]);
 	free(links);

@@ -422,6 +422,8 @@ int uprobe_hit(struct pt_regs *ctx)
 		stat_add(probe, UP_STAT_FILTERED);
 		return 0;
 	}
+	if (r->no_events)
+		return 0;
 	for (i = 0; i < UP_MAX_SLOTS; i++) {
 		const struct up_slot *sl = &r->slots[i];
 		struct up_val *v = &ev->hdr.vals[i];

@@ -82,7 +82,8 @@ struct up_recipe {
 	__u32 nfops;		/* 0: no filter */
 	__u8 is_ret;		/* attached as a uretprobe */
 	__u8 latency;		/* pair entry and return for --latency */
-	__u8 pad[6];
+	__u8 no_events;		/* count and time only: no event to user space */
+	__u8 pad[5];
 	struct up_slot slots[UP_MAX_SLOTS];
 	struct up_fop fops[UP_MAX_FOPS];
 };

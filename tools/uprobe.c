@@ -120,6 +120,7 @@ struct session {
 	FILE *save;
 	int write_err;
 	bool json;
+	bool quiet;	/* --latency alone: count the events, print none */
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -145,7 +146,7 @@ static int on_event(void *ctx, void *data, size_t size)
 		if (fwrite(&n, sizeof(n), 1, s->save) != 1 || fwrite(data, 1, size, s->save) != size)
 			s->write_err = EIO;
 	}
-	err = upfmt__event(s->fmt, data, size, s->out);
+	err = s->quiet ? 0 : upfmt__event(s->fmt, data, size, s->out);
 	if (err == -EINVAL) {
 		s->malformed++;
 		return 0;
@@ -458,7 +459,7 @@ static int attach_one(struct uprobe_bpf *skel, struct uplink **links, int *nlink
 		int err = errno;
 
 		p_err("cannot attach %s to %s at file offset 0x%llx: %s%s", label, host,
-		      (unsigned long long)off, strerror(err), uplink__hint(err));
+		      (unsigned long long)off, uplink__strerror(err), uplink__hint(err));
 		return -err;
 	}
 	links[(*nlinks)++] = l;
@@ -521,7 +522,7 @@ int cmd_uprobe(int argc, char **argv)
 	uint64_t duration = 0, max_str = DEFAULT_MAX_STR, buf_kb = 4096, v, deadline = 0;
 	uint64_t pidns_dev, pidns_ino;
 	int64_t rt_off;
-	bool latency = false, check = false;
+	bool latency = false, check = false, print_calls;
 	char check_buf[PATH_MAX + 64];
 	char *check_argv[] = { check_buf, NULL };
 	long pid = 0;
@@ -544,8 +545,9 @@ int cmd_uprobe(int argc, char **argv)
 				return usage_error("invalid PID '%s'", optarg);
 			break;
 		case 'd':
-			if (parse_u64(optarg, 1, 365ULL * 86400, &duration))
-				return usage_error("invalid duration '%s' (seconds, at least 1)", optarg);
+			if (parse_u64(optarg, 0, 365ULL * 86400, &duration))
+				return usage_error("invalid duration '%s' (seconds; 0: until Ctrl-C)",
+						   optarg);
 			break;
 		case 'c':
 			if (parse_u64(optarg, 1, UINT64_MAX, &s.count_limit))
@@ -622,6 +624,8 @@ int cmd_uprobe(int argc, char **argv)
 		pid = getpid();
 		output = "/dev/null";
 	}
+	/* with --latency, lines per call only in a format asked for */
+	print_calls = strcmp(output, "-") || s.json;
 	if (optind >= argc)
 		return usage_error("no probe given (e.g. 'p:c:malloc \"%%d\", arg1')");
 	if (argc - optind > UP_MAX_PROBES)
@@ -651,13 +655,45 @@ int cmd_uprobe(int argc, char **argv)
 			goto cleanup;
 		}
 		ps->recipe.latency = latency;
+		/* --latency alone prints its histograms, not a line per call */
+		ps->recipe.no_events = latency && !print_calls && !s.count_limit && !save_path;
 	}
+	s.quiet = latency && !print_calls;
 
 	libbpf_set_print(libbpf_print);
-	if (pid > 0 && target_gone((pid_t)pid)) {
-		p_err("no process with PID %ld in this PID namespace (see 'sidescope ps')", pid);
+	if (pid > 0 && proc__check_target((pid_t)pid, msg, sizeof(msg))) {
+		p_err("%s", msg);
 		goto cleanup;
 	}
+
+	/* every output is checked before anything is attached */
+	of = outfile__open(output);
+	if (!of) {
+		p_err("cannot write %s: %s", output, outfile__strerror(errno));
+		goto cleanup;
+	}
+	s.out = outfile__fp(of);
+	rt_off = upfmt__realtime_offset();
+	if (save_path) {
+		uint32_t n = (uint32_t)s.nspecs, m = (uint32_t)max_str;
+
+		s.save = fopen(save_path, "wb");
+		if (!s.save) {
+			p_err("cannot open %s: %s", save_path, strerror(errno));
+			goto cleanup;
+		}
+		fwrite(SAVE_MAGIC, 1, 8, s.save);
+		fwrite(&n, 4, 1, s.save);
+		fwrite(&m, 4, 1, s.save);
+		fwrite(&rt_off, 8, 1, s.save);
+		for (i = 0; i < s.nspecs; i++) {
+			uint32_t l = (uint32_t)strlen(s.specs[i]->text);
+
+			fwrite(&l, 4, 1, s.save);
+			fwrite(s.specs[i]->text, 1, l, s.save);
+		}
+	}
+
 
 	/* resolve every probe to a file and an offset */
 	for (i = 0; i < s.nspecs; i++) {
@@ -765,32 +801,6 @@ int cmd_uprobe(int argc, char **argv)
 			goto cleanup;
 	}
 
-	of = outfile__open(output);
-	if (!of) {
-		p_err("cannot write %s: %s", output, outfile__strerror(errno));
-		goto cleanup;
-	}
-	s.out = outfile__fp(of);
-	rt_off = upfmt__realtime_offset();
-	if (save_path) {
-		uint32_t n = (uint32_t)s.nspecs, m = (uint32_t)max_str;
-
-		s.save = fopen(save_path, "wb");
-		if (!s.save) {
-			p_err("cannot open %s: %s", save_path, strerror(errno));
-			goto cleanup;
-		}
-		fwrite(SAVE_MAGIC, 1, 8, s.save);
-		fwrite(&n, 4, 1, s.save);
-		fwrite(&m, 4, 1, s.save);
-		fwrite(&rt_off, 8, 1, s.save);
-		for (i = 0; i < s.nspecs; i++) {
-			uint32_t l = (uint32_t)strlen(s.specs[i]->text);
-
-			fwrite(&l, 4, 1, s.save);
-			fwrite(s.specs[i]->text, 1, l, s.save);
-		}
-	}
 	s.fmt = upfmt__new(s.specs, s.nspecs, s.json, rt_off);
 	if (!s.fmt) {
 		p_err("out of memory");

@@ -99,6 +99,29 @@ int uplink__prepare(struct bpf_program *prog)
 	return bpf_program__set_expected_attach_type(prog, ATTACH_UPROBE_MULTI);
 }
 
+const char *uplink__strerror(int err)
+{
+	switch (err) {
+	case 524:	/* ENOTSUPP, kernel-internal */
+		return "the kernel cannot place a uprobe there (not at an instruction "
+		       "boundary, or an instruction it cannot single-step; probe the "
+		       "function's start or an offset 'objdump -d' shows)";
+	case EINVAL:
+		return "the kernel refused the probe as invalid (an offset past the "
+		       "file's end, for one)";
+	case ENOENT:
+		return "the file is gone";
+	case EEXIST:
+		return "a probe of another kind is already at that address";
+	case 512:	/* ERESTARTSYS */
+	case 513:
+	case 514:
+		return "interrupted by a signal";
+	default:
+		return strerror(err);
+	}
+}
+
 const char *uplink__hint(int err)
 {
 	if (err != EPERM && err != EACCES)

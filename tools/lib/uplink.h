@@ -34,6 +34,10 @@ struct uplink *uplink__attach(struct bpf_program *prog, pid_t pid, const char *p
 /* For a failed attach with errno ERR: " (the privilege it needs; run
  * 'doctor')" when ERR is a refusal, else "". */
 const char *uplink__hint(int err);
+/* What the kernel's refusal ERR (positive) of an attach means, in words:
+ * the kernel-internal codes strerror() cannot name (524, ENOTSUPP: not an
+ * instruction a uprobe can be placed on) and the usual ones. */
+const char *uplink__strerror(int err);
 
 void uplink__destroy(struct uplink *l);
 

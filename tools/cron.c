@@ -23,7 +23,7 @@ static void help(void)
 "sidescope cron: check cron expressions and show when they run\n"
 "\n"
 "USAGE: sidescope cron check EXPR\n"
-"       sidescope cron next EXPR [-n COUNT] [--from EPOCH|ISO]\n"
+"       sidescope cron next EXPR [-c COUNT] [--from EPOCH|ISO] [--json]\n"
 "\n"
 "EXPR has 5 fields, as busybox crond reads them: minute (0-59), hour\n"
 "(0-23), day-of-month (1-31), month (1-12 or jan-dec), day-of-week (0-7 or\n"
@@ -38,7 +38,9 @@ static void help(void)
 "them.\n"
 "\n"
 "OPTIONS:\n"
-"  -n, --count COUNT  next: how many times to print (1-1000, default 5)\n"
+"  -c, --count COUNT  next: how many times to print (1-1000, default 5)\n"
+"      --json         print one JSON object: the canonical form (check) or\n"
+"                     the times (next); errors as JSON lines on stderr\n"
 "      --from TIME    next: start after TIME, seconds since the epoch or\n"
 "                     ISO 8601 (2026-03-29T01:30[:00][Z|+02:00]; no zone:\n"
 "                     local time). Default: now\n"
@@ -47,7 +49,7 @@ static void help(void)
 "EXAMPLES:\n"
 "  sidescope cron check '*/10 * * * *'        # prints */10 as 0,10,...\n"
 "  sidescope cron check '0 9-17 * * mon-fri'  # office hours, on the hour\n"
-"  sidescope cron next '0 0 29 2 *' -n 3      # the next three Feb 29ths\n"
+"  sidescope cron next '0 0 29 2 *' -c 3      # the next three Feb 29ths\n"
 "  sidescope cron next '30 2 * * *' --from 2026-03-29T00:00Z\n");
 }
 
@@ -150,29 +152,33 @@ static const char *quotable(const char *s, char *buf, size_t len)
 	return buf;
 }
 
-/* ISO 8601 local time with its offset ("Z" for UTC). */
-static void print_time(time_t t)
+/* ISO 8601 local time with its offset ("Z" for UTC), a line or, for
+ * --json, a quoted array element. */
+static void print_time(time_t t, bool json, bool first)
 {
 	struct tm tm;
-	char buf[64];
+	char buf[64], zone[16] = "Z";
 	long off;
 
 	localtime_r(&t, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
 	off = tm.tm_gmtoff;
-	if (off == 0)
-		printf("%sZ\n", buf);
+	if (off != 0)
+		snprintf(zone, sizeof(zone), "%c%02ld:%02ld", off < 0 ? '-' : '+',
+			 labs(off) / 3600, labs(off) % 3600 / 60);
+	if (json)
+		printf("%s\"%s%s\"", first ? "" : ",", buf, zone);
 	else
-		printf("%s%c%02ld:%02ld\n", buf, off < 0 ? '-' : '+',
-		       labs(off) / 3600, labs(off) % 3600 / 60);
+		printf("%s%s\n", buf, zone);
 }
 
 int cmd_cron(int argc, char **argv)
 {
-	enum { OPT_FROM = 256 };
+	enum { OPT_FROM = 256, OPT_JSON };
 	static const struct option opts[] = {
-		{ "count", required_argument, NULL, 'n' },
+		{ "count", required_argument, NULL, 'c' },
 		{ "from", required_argument, NULL, OPT_FROM },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -180,17 +186,26 @@ int cmd_cron(int argc, char **argv)
 	struct cron_expr *e = NULL;
 	char errbuf[256], canon[512], shown[200], why[ESCAPE_MAX(sizeof(errbuf)) + 1];
 	long count = 5;
+	bool json = false, counted = false;
+	static time_t times[1000];
 	time_t t;
 	int c, err = 1;
 
-	while ((c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:n:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'n':
+		case 'c':
 			if (parse_long(optarg, 1, 1000, &count))
 				return usage_error("invalid count '%s' (1-1000)", optarg);
+			counted = true;
 			break;
+		case 'n':
+			return usage_error("-n is a name in every sidescope command; the count "
+					   "is -c %s", optarg);
 		case OPT_FROM:
 			from = optarg;
+			break;
+		case OPT_JSON:
+			json = true;
 			break;
 		case 'h':
 			help();
@@ -211,8 +226,8 @@ int cmd_cron(int argc, char **argv)
 	if (optind < argc)
 		return usage_error("unexpected argument '%s' (quote the whole expression)",
 				   argv[optind]);
-	if (strcmp(action, "check") == 0 && (from || count != 5))
-		return usage_error("-n and --from go with 'next'");
+	if (strcmp(action, "check") == 0 && (from || counted))
+		return usage_error("-c and --from go with 'next'");
 
 	quotable(text, shown, sizeof(shown));
 	e = cron__parse(text, errbuf, sizeof(errbuf));
@@ -222,7 +237,12 @@ int cmd_cron(int argc, char **argv)
 			return 1;
 		}
 		/* the parser's message quotes the expression's tokens */
-		p_info("bad cron expression '%s': %s", shown, quotable(errbuf, why, sizeof(why)));
+		if (json)
+			p_err("bad cron expression '%s': %s", shown,
+			      quotable(errbuf, why, sizeof(why)));
+		else
+			p_info("bad cron expression '%s': %s", shown,
+			       quotable(errbuf, why, sizeof(why)));
 		return 2;
 	}
 	if (strcmp(action, "check") == 0) {
@@ -230,7 +250,15 @@ int cmd_cron(int argc, char **argv)
 			p_err("cannot format '%s'", shown);
 			goto cleanup;
 		}
-		printf("%s\n", canon);
+		if (json) {
+			fputs("{\"expression\":", stdout);
+			json_write_string(stdout, text);
+			fputs(",\"canonical\":", stdout);
+			json_write_string(stdout, canon);
+			fputs("}\n", stdout);
+		} else {
+			printf("%s\n", canon);
+		}
 	} else {
 		if (!from) {
 			t = time(NULL);
@@ -239,6 +267,7 @@ int cmd_cron(int argc, char **argv)
 					  "YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM])", from);
 			goto cleanup;
 		}
+		/* all computed first: an error leaves no half-written JSON */
 		for (long i = 0; i < count; i++) {
 			int rc = cron__next(e, t, &t);
 
@@ -250,8 +279,17 @@ int cmd_cron(int argc, char **argv)
 				p_err("next time of '%s': %s", shown, strerror(-rc));
 				goto cleanup;
 			}
-			print_time(t);
+			times[i] = t;
 		}
+		if (json) {
+			fputs("{\"expression\":", stdout);
+			json_write_string(stdout, text);
+			fputs(",\"next\":[", stdout);
+		}
+		for (long i = 0; i < count; i++)
+			print_time(times[i], json, i == 0);
+		if (json)
+			fputs("]}\n", stdout);
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		p_err("cannot write output: %s", strerror(errno));

@@ -42,7 +42,7 @@ static void help(void)
 "  -o, --output FILE     write the SVG to FILE (default: stdout)\n"
 "  -t, --title TEXT      title (default: CPU profile)\n"
 "      --subtitle TEXT   a second line under the title\n"
-"  -w, --width PX        image width in pixels (default: 1200)\n"
+"      --width PX        image width in pixels (default: 1200)\n"
 "      --min-width PX    merge frames narrower than PX pixels (default: 0.1,\n"
 "                        raised as needed to draw at most 30,000 frames)\n"
 "      --inverted        icicle graph: the root at the top\n"
@@ -220,13 +220,13 @@ static int parse_width(const char *s, double *out)
 
 int cmd_flame(int argc, char **argv)
 {
-	enum { OPT_SUBTITLE = 256, OPT_MINW, OPT_INV, OPT_REV, OPT_COLORS, OPT_DIFF,
+	enum { OPT_SUBTITLE = 256, OPT_WIDTH, OPT_MINW, OPT_INV, OPT_REV, OPT_COLORS, OPT_DIFF,
 	       OPT_NORM, OPT_UNIT };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, 't' },
 		{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
-		{ "width", required_argument, NULL, 'w' },
+		{ "width", required_argument, NULL, OPT_WIDTH },
 		{ "min-width", required_argument, NULL, OPT_MINW },
 		{ "inverted", no_argument, NULL, OPT_INV },
 		{ "reverse", no_argument, NULL, OPT_REV },
@@ -248,6 +248,9 @@ int cmd_flame(int argc, char **argv)
 	int c, i, err, ret = 1;
 
 	while ((c = getopt_long(argc, argv, "o:t:w:vh", opts, NULL)) != -1) {
+		if (c == 'w')
+			return usage_error("-w means wide in sidescope; the image width is "
+					   "--width %s", optarg);
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -258,7 +261,7 @@ int cmd_flame(int argc, char **argv)
 		case OPT_SUBTITLE:
 			fo.subtitle = optarg;
 			break;
-		case 'w':
+		case OPT_WIDTH:
 			if (parse_u64(optarg, 200, 100000, &v))
 				return usage_error("invalid width '%s' (200 to 100000 pixels)", optarg);
 			fo.width = v;

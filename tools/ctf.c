@@ -1183,14 +1183,34 @@ static struct proc_row *sort_tables(struct ctf_ctx *c, size_t *n_proc)
 	return p;
 }
 
-static double rate(uint64_t count, uint64_t first, uint64_t last)
+/* A rate is shown for a span of at least a second: 8 events within 4 us
+ * are not "2,000,000/s". Return false when there is none to show. */
+#define RATE_MIN_SPAN_NS 1000000000ull
+static bool rate(uint64_t count, uint64_t first, uint64_t last, double *r)
 {
-	return last > first ? (double)count * 1e9 / (double)(last - first) : 0.0;
+	if (last < first || last - first < RATE_MIN_SPAN_NS)
+		return false;
+	*r = (double)count * 1e9 / (double)(last - first);
+	return true;
+}
+
+/* The rate as a table cell ("-" when there is none) or a JSON value. */
+static const char *rate_str(char *buf, size_t size, uint64_t count, uint64_t first,
+			    uint64_t last, bool json)
+{
+	double r;
+
+	if (!rate(count, first, last, &r))
+		snprintf(buf, size, "%s", json ? "null" : "-");
+	else
+		snprintf(buf, size, json ? "%.3f" : "%.0f", r);
+	return buf;
 }
 
 static void print_json(struct ctf_ctx *c, FILE *o, const char *dir, struct name_row *r, size_t n,
 		       struct proc_row *p, size_t np)
 {
+	char rb[64];
 	size_t i;
 
 	fputs("{\"trace\":", o);
@@ -1214,8 +1234,8 @@ static void print_json(struct ctf_ctx *c, FILE *o, const char *dir, struct name_
 		fprintf(o, "%s{\"name\":", i ? "," : "");
 		json_write_string(o, r[i].name);
 		fprintf(o, ",\"count\":%" PRIu64 ",\"first_ns\":%" PRIu64 ",\"last_ns\":%" PRIu64
-			",\"rate_per_s\":%.3f}", r[i].count, r[i].first, r[i].last,
-			rate(r[i].count, r[i].first, r[i].last));
+			",\"rate_per_s\":%s}", r[i].count, r[i].first, r[i].last,
+			rate_str(rb, sizeof(rb), r[i].count, r[i].first, r[i].last, true));
 	}
 	fputs("],\"processes\":[", o);
 	for (i = 0; i < np; i++) {
@@ -1270,7 +1290,8 @@ static const char *shown_str(char *buf, size_t size, const char *s)
 static void print_text(struct ctf_ctx *c, FILE *o, const char *dir, struct name_row *r, size_t n,
 		       struct proc_row *p, size_t np, size_t top)
 {
-	char cb[ESCAPE_MAX(CELL_MAX) + 1];
+	char cb[ESCAPE_MAX(CELL_MAX) + 1], rb[64];
+	double rt;
 	size_t i;
 
 	if (c->discarded_events || c->discarded_events_msgs)
@@ -1287,13 +1308,14 @@ static void print_text(struct ctf_ctx *c, FILE *o, const char *dir, struct name_
 		fprintf(o, "no events\n");
 		return;
 	}
-	fprintf(o, "events: %" PRIu64 " in %.6f s (%.0f/s)%s\n\n", c->events,
-		(double)(c->last - c->first) / 1e9, rate(c->events, c->first, c->last),
-		c->no_clock ? " (some streams have no clock)" : "");
+	fprintf(o, "events: %" PRIu64 " in %.6f s", c->events, (double)(c->last - c->first) / 1e9);
+	if (rate(c->events, c->first, c->last, &rt))
+		fprintf(o, " (%.0f/s)", rt);
+	fprintf(o, "%s\n\n", c->no_clock ? " (some streams have no clock)" : "");
 	fprintf(o, "%-38s %10s %10s %9s %9s\n", "EVENT", "COUNT", "RATE/s", "FIRST_s", "LAST_s");
 	for (i = 0; i < n; i++)
-		fprintf(o, "%s %10" PRIu64 " %10.0f %9.3f %9.3f\n", cell(cb, r[i].name, 38), r[i].count,
-			rate(r[i].count, r[i].first, r[i].last),
+		fprintf(o, "%s %10" PRIu64 " %10s %9.3f %9.3f\n", cell(cb, r[i].name, 38), r[i].count,
+			rate_str(rb, sizeof(rb), r[i].count, r[i].first, r[i].last, false),
 			(double)(r[i].first - c->first) / 1e9, (double)(r[i].last - c->first) / 1e9);
 	if (c->th_n == 0 || (c->th_n == 1 && c->th[0].vtid < 0)) {
 		fprintf(o, "\n(no vpid/vtid contexts in this trace: no per-process view)\n");

@@ -174,6 +174,25 @@ is "$(jq -r 'select(.type == "latency" and .probe == "take_u16z") | .calls' "$OU
 	"latency of an r: probe: total equals its hits"
 trace 'flood 20\n' --latency "p:$T:flood_fn"
 like "$(cat "$OUT")" "latency of flood_fn: 20 calls" "text histogram"
+unlike "$(cat "$OUT")" "[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} " "--latency alone: no line per call"
+like "$(cat "$ERR")" "flood_fn: 20 hits" "and every call counted"
+trace 'flood 5\n' --latency -o "$TMPDIR_TEST/lat.txt" "p:$T:flood_fn"
+is "$(grep -Ec '^[0-9:.]+ .* flood_fn' "$TMPDIR_TEST/lat.txt")" 5 "--latency -o FILE: the lines per call too"
+trace 'flood 3\n' -d 0 -c 3 "p:$T:flood_fn"
+is "$RC" 0 "-d 0: until Ctrl-C (here, -c 3)"
+is "$(grep -Ec '^[0-9:.]+ .* flood_fn' "$OUT")" 3 "-d 0 -c 3: three events"
+
+# --- a place the kernel cannot probe: the middle of an instruction ---
+# take_str starts "push %rbp; mov %rsp,%rbp" (55 48 89 e5): +3 is the e5
+# byte, an instruction (in) that uprobes refuse (ENOTSUPP, 524)
+start_target
+"$SIDESCOPE" uprobe -p "$TPID" -d 1 "p:$T:take_str+3" > /dev/null 2> "$TMPDIR_TEST/err"
+is "$?" 1 "a probe inside an instruction: exit 1"
+like "$(cat "$TMPDIR_TEST/err")" "cannot attach take_str\+3 .*: the kernel cannot place a uprobe there \(not at an instruction boundary" \
+	"and the kernel's refusal said in words"
+unlike "$(cat "$TMPDIR_TEST/err")" "Unknown error" "not as an unknown error"
+echo quit >&3
+exec 3>&-
 
 # --- save and replay ---
 trace 'strings\n' --save "$TMPDIR_TEST/cap.bin" "p:$T:take_u16z \"%s\", str16(arg1)"

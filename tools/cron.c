@@ -44,6 +44,7 @@ static void help(void)
 "      --from TIME    next: start after TIME, seconds since the epoch or\n"
 "                     ISO 8601 (2026-03-29T01:30[:00][Z|+02:00]; no zone:\n"
 "                     local time). Default: now\n"
+"  -v, --verbose      debug messages\n"
 "  -h, --help         print this help\n"
 "\n"
 "EXAMPLES:\n"
@@ -179,6 +180,7 @@ int cmd_cron(int argc, char **argv)
 		{ "count", required_argument, NULL, 'c' },
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -191,7 +193,7 @@ int cmd_cron(int argc, char **argv)
 	time_t t;
 	int c, err = 1;
 
-	while ((c = getopt_long(argc, argv, "c:n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:n:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			if (parse_long(optarg, 1, 1000, &count))
@@ -206,6 +208,9 @@ int cmd_cron(int argc, char **argv)
 			break;
 		case OPT_JSON:
 			json = true;
+			break;
+		case 'v':
+			log_verbose = true;
 			break;
 		case 'h':
 			help();

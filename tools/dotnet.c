@@ -43,6 +43,7 @@ static void help(void)
 "  -w, --wide        do not cut names at 80 columns\n"
 "      --json        print a JSON array, one object per method\n"
 "  -o, --output FILE write to FILE (atomically) instead of stdout\n"
+"  -v, --verbose     debug messages\n"
 "  -h, --help        print this help\n"
 "\n"
 "EXAMPLES:\n"
@@ -102,6 +103,7 @@ int cmd_dotnet_methods(int argc, char **argv)
 		{ "wide", no_argument, NULL, 'w' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "output", required_argument, NULL, 'o' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -115,7 +117,7 @@ int cmd_dotnet_methods(int argc, char **argv)
 	long pid = 0;
 	int c, err, ret = 1;
 
-	while ((c = getopt_long(argc, argv, "p:wo:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:wo:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_long(optarg, 1, INT_MAX, &pid))
@@ -129,6 +131,9 @@ int cmd_dotnet_methods(int argc, char **argv)
 			break;
 		case OPT_JSON:
 			json = true;
+			break;
+		case 'v':
+			log_verbose = true;
 			break;
 		case 'h':
 			help();

@@ -48,6 +48,7 @@ static void help(void)
 "  -q, --quiet       print the PIDs only, one a line\n"
 "  -w, --wide        do not cut the command line at 80 columns\n"
 "      --json        print a JSON array, one object per process\n"
+"  -v, --verbose     debug messages\n"
 "  -h, --help        print this help\n"
 "\n"
 "EXAMPLES:\n"
@@ -137,6 +138,7 @@ int cmd_ps(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "wide", no_argument, NULL, 'w' },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -147,7 +149,7 @@ int cmd_ps(int argc, char **argv)
 	int n, n_only = 0, i, c, err = 1, shown = 0;
 	struct ps_row *row = NULL;
 
-	while ((c = getopt_long(argc, argv, "n:p:qwh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:p:qwvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			name = optarg;
@@ -169,6 +171,9 @@ int cmd_ps(int argc, char **argv)
 			break;
 		case OPT_OTHERS:
 			others = true;
+			break;
+		case 'v':
+			log_verbose = true;
 			break;
 		case 'h':
 			help();

@@ -55,7 +55,9 @@ is "$(jq -r 'select(.type == "entry") | .args[1].value' "$OUT" | sort -u)" "hél
 # printed events keep their order; the lost ones leave gaps
 is "$(jq -r 'select(.type == "entry") | .args[0].value' "$OUT" | sort -n -c 2>&1 && echo sorted)" \
 	"sorted" "printed events in call order"
-like "$(cat "$ERR")" "warning: $lost events lost: the ring buffer was full" "loss reported on stderr"
+# under --json the messages on stderr are JSON too
+like "$(jq -r 'select(.level == "warning") | .message' "$ERR")" \
+	"^$lost events lost: the ring buffer was full" "loss reported on stderr, as a JSON warning"
 
 # the default buffer keeps up with the same flood
 flood "floodstr $N\n" "p:$T:flood_str \"%d %s\", arg2, dotnet_string(arg1)"

@@ -6,6 +6,10 @@
 # Environment read here:
 #   SIDESCOPE         the sidescope binary (default: sidescope in PATH)
 #   SIDESCOPE_OUT     output directory (default /out, else the current one)
+#
+# Messages follow docs/cli.md: one line each, "PROG: error: WHAT" (or
+# "warning:"); with ss_json=1 (a script's --json) each is instead one JSON
+# object on stderr, {"level":"error","program":"PROG","message":"WHAT"}.
 #   SIDESCOPE_POD     pod name in file names (default $POD_NAME, hostname)
 #   SIDESCOPE_CONTAINER  this container's name for kubectl hints (sidescope)
 #   POD_NAMESPACE     namespace for kubectl hints (downward API), optional
@@ -19,14 +23,91 @@ ss_nl='
 '
 
 
-ss_err() { printf '%s: %s\n' "$ss_prog" "$*" >&2; }
+# shellcheck disable=SC2034 # set by the scripts that take --json
+ss_json=0
+
+# String $1 as a JSON string, quotes included: backslash, quote and control
+# characters escaped (C1 controls too: they act on a terminal), valid UTF-8
+# kept, each byte of invalid UTF-8 as U+FFFD, like sidescope's own JSON.
+ss_json_str() {
+	# the newline printf adds ends the last line: awk sees every line,
+	# the last one (maybe empty) included, and joins them with \n
+	printf '%s\n' "$1" | LC_ALL=C awk '
+	BEGIN {
+		for (i = 1; i < 256; i++) ord[sprintf("%c", i)] = i
+		for (i = 1; i < 32; i++) esc[sprintf("%c", i)] = sprintf("\\u%04x", i)
+		esc["\t"] = "\\t"; esc["\r"] = "\\r"; esc["\""] = "\\\""; esc["\\"] = "\\\\"
+		esc[sprintf("%c", 127)] = "\\u007f"
+		printf "\""
+	}
+	{
+		if (NR > 1) printf "\\n"
+		s = $0; n = length(s); o = ""
+		for (i = 1; i <= n; i++) {
+			c = substr(s, i, 1); b = ord[c]
+			if (c in esc) { o = o esc[c]; continue }
+			if (b < 128) { o = o c; continue }
+			# the length from the lead byte; continuation bytes after
+			# it; no overlong, surrogate or beyond U+10FFFF form
+			k = b >= 194 && b < 224 ? 1 : b >= 224 && b < 240 ? 2 : b >= 240 && b < 245 ? 3 : 0
+			b2 = ord[substr(s, i + 1, 1)]
+			ok = k > 0 && i + k <= n
+			for (j = 1; ok && j <= k; j++) {
+				t = ord[substr(s, i + j, 1)]
+				if (t < 128 || t >= 192) ok = 0
+			}
+			if (ok && (b == 224 && b2 < 160 || b == 237 && b2 >= 160 ||
+			    b == 240 && b2 < 144 || b == 244 && b2 >= 144)) ok = 0
+			if (!ok) { o = o "\\ufffd"; continue }
+			if (b == 194 && b2 < 160) o = o sprintf("\\u%04x", b2)
+			else o = o substr(s, i, k + 1)
+			i += k
+		}
+		printf "%s", o
+	}
+	END { printf "\"" }'
+}
+
+# One message on stderr: ss_msg LEVEL TEXT (LEVEL: error, warning, or
+# info under --json).
+ss_msg() {
+	if [ "$ss_json" = 1 ]; then
+		printf '{"level":"%s","program":%s,"message":%s}\n' "$1" \
+			"$(ss_json_str "$ss_prog")" "$(ss_json_str "$2")" >&2
+	else
+		printf '%s: %s: %s\n' "$ss_prog" "$1" "$2" >&2
+	fi
+}
+# Progress on stderr: the line as it is, or with --json an "info" object.
+ss_info() {
+	if [ "$ss_json" = 1 ]; then ss_msg info "$*"; else printf '%s\n' "$*" >&2; fi
+}
+ss_err() { ss_msg error "$*"; }
+ss_warn() { ss_msg warning "$*"; }
 ss_die() { ss_err "$@"; exit 1; }
 
-# Bad usage: the message, a hint, exit 2.
+# Bad usage: the message, a hint, exit 2 (under --json, the hint is in the
+# message: stderr holds JSON lines only).
 ss_usage_error() {
-	ss_err "$*"
-	printf "Run '%s -h' for usage.\n" "$ss_prog" >&2
+	if [ "$ss_json" = 1 ]; then
+		ss_err "$* (see '$ss_prog -h')"
+	else
+		ss_err "$*"
+		printf "Run '%s -h' for usage.\n" "$ss_prog" >&2
+	fi
 	exit 2
+}
+
+# True when --json is among the options in "$@" (before a "--"): set
+# ss_json before parsing, so that an error in the options is JSON too.
+ss_want_json() {
+	for _a in "$@"; do
+		case "$_a" in
+		--) return 1 ;;
+		--json) return 0 ;;
+		esac
+	done
+	return 1
 }
 
 # Print the comment block at the top of script $1 (its usage text).
@@ -111,34 +192,156 @@ ss_other_pids() {
 	done
 }
 
-# Resolve a target: a PID, a name, or empty for "the only other process".
-# Prints one PID; on failure says why and what to give instead, returns 1.
-ss_find_target() {
-	_t=${1:-}
-	if ss_is_uint "$_t"; then
-		[ -d "/proc/$_t" ] || { ss_err "no process with PID $_t (list them: sidescope ps)"; return 1; }
-		echo "$_t"
-		return 0
+# Text the app controls (a process name) made safe for one line on a
+# terminal: control characters shown as '?'.
+ss_line_safe() { printf '%s' "$1" | LC_ALL=C tr '\000-\037\177' '?'; }
+
+# True when PID $1 is a kernel thread: PF_KTHREAD (0x00200000) in the flags,
+# field 9 of /proc/PID/stat (the 7th after the command name, which may hold
+# spaces and parentheses: cut at its last ") ").
+ss_is_kthread() {
+	_st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	# shellcheck disable=SC2086 # the numeric fields, split on purpose
+	set -- ${_st##*) }
+	[ "$#" -ge 7 ] && ss_is_uint "$7" && [ $(( $7 & 0x00200000 )) -ne 0 ]
+}
+
+# True when PID $1 has exited and is not reaped yet (a zombie): its state,
+# the first field after the command name in /proc/PID/stat, is Z or X.
+ss_is_zombie() {
+	_st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	case "${_st##*) }" in
+	Z*|X*) return 0 ;;
+	esac
+	return 1
+}
+
+# Check that PID $1 is a process a script can take: it exists in this PID
+# namespace, it is no thread of another (its Tgid is itself), no kernel
+# thread, not exited. Prints nothing; on failure says what it is instead,
+# returns 1.
+ss_check_pid() {
+	_tgid=$(sed -n 's/^Tgid:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null) || _tgid=""
+	if ! ss_is_uint "$_tgid"; then
+		ss_err "no process with PID $1 in this PID namespace (list them: sidescope ps)"
+		return 1
 	fi
-	_pids=$(ss_other_pids "$_t") || { ss_err "cannot list the pod's processes"; return 1; }
-	# shellcheck disable=SC2086 # PIDs: digits only
-	set -- $_pids
+	if [ "$_tgid" != "$1" ]; then
+		ss_err "PID $1 is a thread of process $_tgid ($(ss_line_safe "$(cat "/proc/$_tgid/comm" 2>/dev/null)")); use -p $_tgid"
+		return 1
+	fi
+	if ss_is_kthread "$1"; then
+		ss_err "PID $1 is a kernel thread ($(ss_line_safe "$(cat "/proc/$1/comm" 2>/dev/null)")): it has no user space"
+		return 1
+	fi
+	if ss_is_zombie "$1"; then
+		ss_err "PID $1 ($(ss_line_safe "$(cat "/proc/$1/comm" 2>/dev/null)")) has exited"
+		return 1
+	fi
+	return 0
+}
+
+# One process of those that a name matched: ss_pick_one NAME PID...
+# (NAME empty: "every other container's process"). Prints the PID when
+# there is exactly one; else says what matched and returns 1.
+ss_pick_one() {
+	_what=$1
+	shift
 	if [ "$#" -eq 1 ]; then
 		echo "$1"
 		return 0
 	fi
 	if [ "$#" -eq 0 ]; then
-		if [ -n "$_t" ]; then
-			ss_err "no process named '$_t' outside this container (list them: sidescope ps)"
+		if [ -n "$_what" ]; then
+			ss_err "no process named '$(ss_line_safe "$_what")' outside this container (list them: sidescope ps)"
 		else
 			ss_err "no other container's process is visible (needs shareProcessNamespace: true; run 'doctor')"
 		fi
 		return 1
 	fi
-	_m=""
-	[ -z "$_t" ] || _m=" '$_t'"
-	ss_err "several processes match$_m: $* (give a PID or a name; list them: sidescope ps)"
+	_list=$(printf '%s\n' "$@" | paste -s -d , - | sed 's/,/, /g')
+	if [ -n "$_what" ]; then
+		ss_err "several processes match '$(ss_line_safe "$_what")': PIDs $_list; give one with -p PID (list them: sidescope ps)"
+	else
+		ss_err "several processes run outside this container: PIDs $_list; give one with -p PID or -n NAME (list them: sidescope ps)"
+	fi
 	return 1
+}
+
+# Resolve a target: ss_find_target pid PID | name NAME | "" (the only
+# process outside this container). Prints one PID; on failure says why and
+# what to give instead, returns 1.
+ss_find_target() {
+	case "${1:-}" in
+	pid)
+		ss_check_pid "$2" || return 1
+		echo "$2"
+		return 0
+		;;
+	name) _t=$2 ;;
+	*) _t="" ;;
+	esac
+	_pids=$(ss_other_pids "$_t") || { ss_err "cannot list the pod's processes"; return 1; }
+	# shellcheck disable=SC2086 # PIDs: digits only
+	ss_pick_one "$_t" $_pids
+}
+
+# The target of a script from its options: ss_add_target HOW VALUE, for
+# each of -p PID (HOW "-p"), -n NAME ("-n") and a positional PID|NAME
+# (""); sets ss_target_kind (pid or name), ss_target and ss_target_how, the
+# words that named it. A second target is bad usage (exit 2).
+# shellcheck disable=SC2034 # read by the scripts
+ss_target_kind=""
+ss_target=""
+ss_target_how=""
+# shellcheck disable=SC2034
+ss_add_target() {
+	case "$1" in
+	-p) _how="-p $2" ;;
+	-n) _how="-n '$2'" ;;
+	*) _how="'$2'" ;;
+	esac
+	[ -z "$ss_target_how" ] ||
+		ss_usage_error "one target only, got $ss_target_how and $_how (-p PID, -n NAME or one PID|NAME)"
+	case "$1" in
+	-p)
+		case "$2" in
+		*,*) ss_usage_error "one PID only, not '$2' (this script traces one process)" ;;
+		esac
+		if ! ss_is_uint "$2" || [ "${#2}" -gt 10 ]; then
+			ss_usage_error "-p needs a PID, not '$2'"
+		fi
+		ss_target_kind=pid ;;
+	-n)
+		[ -n "$2" ] || ss_usage_error "-n needs a NAME"
+		ss_target_kind=name ;;
+	*)
+		if ss_is_uint "$2"; then ss_target_kind=pid; else ss_target_kind=name; fi
+		;;
+	esac
+	ss_target=$2
+	ss_target_how=$_how
+}
+
+# Check that the -o FILEs in $1 (one a line) can be written, before any
+# capture: their directories exist and are writable. Exits 1 naming the
+# first that cannot.
+ss_check_out_dirs() {
+	while IFS= read -r _f; do
+		case "$_f" in ""|-) continue ;; esac
+		_d=$(dirname -- "$_f")
+		[ -d "$_d" ] || ss_die "cannot write '$_f': directory '$_d' does not exist"
+		[ -w "$_d" ] || ss_die "cannot write '$_f': directory '$_d' is not writable"
+	done <<EOF
+$1
+EOF
+}
+
+# Check FILE $1, given to -o: an existing directory there is the old
+# meaning of a script's -o (bad usage, exit 2).
+ss_check_out_file() {
+	[ "$1" = - ] || [ ! -d "$1" ] ||
+		ss_usage_error "'$1' is a directory; the output directory is -O DIR"
 }
 
 # The line a user runs on their machine to fetch file $1 from this sidecar.
@@ -276,7 +479,7 @@ ss_private_dir() {
 ss_warn_shared() {
 	_others=$(ss_shared_with "$1" | tr '\n' ' ')
 	[ -z "$_others" ] ||
-		ss_err "warning: ${2:-directory} '$1' is on a volume that other containers mount (PIDs ${_others% }): the app could alter or remove the results there"
+		ss_warn "${2:-directory} '$1' is on a volume that other containers mount (PIDs ${_others% }): the app could alter or remove the results there"
 	return 0
 }
 

@@ -55,7 +55,7 @@ shared_re="is on a volume that other containers mount \\(PIDs [0-9 ]+\\)"
 err=$(sc TMPDIR="$vol/tmp" SIDESCOPE_OUT=/run/sidescope/out0 SIDESCOPE_SCHEDULE='* * * * *' \
 	SIDESCOPE_CAPTURE="$CAPTURE" timeout 20 busybox sh "$scripts/capture-loop" 2>&1)
 is "$?" 1 "cron mode with TMPDIR on the shared volume: exit 1"
-like "$err" "^capture-loop: '$vol/tmp' $shared_re: the app could alter the sidecar's state there; give TMPDIR a volume" \
+like "$err" "^capture-loop: error: '$vol/tmp' $shared_re: the app could alter the sidecar's state there; give TMPDIR a volume" \
 	"and says why, naming the app's processes"
 is "$(printf '%s\n' "$err" | wc -l)" 1 "in one line"
 is "$(find "$vol/tmp" -type f | wc -l)" 0 "no crontab, no environment file on the shared volume"
@@ -63,7 +63,7 @@ is "$(find "$vol/tmp" -type f | wc -l)" 0 "no crontab, no environment file on th
 err=$(sc SIDESCOPE_STATE="$vol/state" SIDESCOPE_OUT=/run/sidescope/out0 \
 	SIDESCOPE_CAPTURE="$CAPTURE" busybox sh "$scripts/capture-loop" --once 2>&1)
 is "$?" 1 "SIDESCOPE_STATE on the shared volume: exit 1"
-like "$err" "^capture-loop: '$vol/state' $shared_re" "and says why"
+like "$err" "^capture-loop: error: '$vol/state' $shared_re" "and says why"
 
 for mode in --once loop; do
 	a=$mode
@@ -72,7 +72,7 @@ for mode in --once loop; do
 	err=$(sc SIDESCOPE_OUT="$vol/out" SIDESCOPE_SCHEDULE=1s SIDESCOPE_CAPTURE="$CAPTURE" \
 		timeout 20 busybox sh "$scripts/capture-loop" $a 2>&1)
 	is "$?" 1 "$mode: an output directory the app mounts: exit 1"
-	like "$err" "^capture-loop: output directory '$vol/out' $shared_re: the app could swap a capture there" \
+	like "$err" "^capture-loop: error: output directory '$vol/out' $shared_re: the app could swap a capture there" \
 		"$mode: says why, in one line"
 	is "$(printf '%s\n' "$err" | wc -l)" 1 "$mode: one line"
 done

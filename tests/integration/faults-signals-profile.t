@@ -106,7 +106,7 @@ while read -r delay sig; do
 	n=$((n + 1))
 	d="$T/wrap$n"
 	mkdir "$d"
-	SIDESCOPE_POD=pod "$SIDESCOPE_SRC/scripts/cpu-profile" "$wl" -d 1 -o "$d" \
+	SIDESCOPE_POD=pod "$SIDESCOPE_SRC/scripts/cpu-profile" "$wl" -d 1 -O "$d" \
 		> "$T/wout$n" 2> "$T/werr$n" &
 	pid=$!
 	sleep "$delay"

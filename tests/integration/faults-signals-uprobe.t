@@ -98,7 +98,7 @@ while read -r delay sig; do
 	d="$T/wrap$n"
 	mkdir "$d"
 	TMPDIR="$T/tmp" SIDESCOPE_POD=pod "$SIDESCOPE_SRC/scripts/uprobe-trace" "$app" -d 1 \
-		-o "$d" --json "$PROBE" > "$T/wout$n" 2> "$T/werr$n" &
+		-O "$d" --json "$PROBE" > "$T/wout$n" 2> "$T/werr$n" &
 	pid=$!
 	sleep "$delay"
 	kill -TERM "$pid" 2>/dev/null

@@ -53,7 +53,7 @@ touch "$T/before"
 # no TMPDIR, as in an image from before it set one: the default is the
 # sidecar's own /run/sidescope/tmp, not /tmp. The target by name: finding
 # it takes a 'sidescope ps', the time the app once had to rewrite the probes.
-sc -u TMPDIR timeout 60 busybox sh "$scripts/uprobe-trace" -c 2 -d 30 -o "$out" -- podapp "$probe" \
+sc -u TMPDIR timeout 60 busybox sh "$scripts/uprobe-trace" -c 2 -d 30 -O "$out" -- podapp "$probe" \
 	>"$T/up.out" 2>"$T/up.err"
 is "$?" 0 "uprobe-trace, TMPDIR unset, the app rewriting /tmp: exit 0"
 [ -s "$T/up.err" ] && diag "$(cat "$T/up.err")"
@@ -68,17 +68,17 @@ is "$(find "$T" -newer "$T/before" -type f | grep -v -e "^$vol/bait\$" -e "^$rou
 	"no other file written"
 
 # a probe that reads like an option, after '--': a bad probe, no option
-sc timeout 60 busybox sh "$scripts/uprobe-trace" -c 1 -d 5 -o "$out" -- "$app" "$probe" \
+sc timeout 60 busybox sh "$scripts/uprobe-trace" -c 1 -d 5 -O "$out" -- "$app" "$probe" \
 	"-o$T/stolen2.txt:x" >/dev/null 2>"$T/up2.err"
-is "$?" 1 "a probe '-oFILE:x': exit 1"
-like "$(cat "$T/up2.err")" "failed \\(exit 2;" "sidescope uprobe saw a usage error"
+is "$?" 2 "a probe '-oFILE:x': exit 2"
+like "$(cat "$T/up2.err")" "^sidescope uprobe: " "sidescope uprobe saw a usage error and said so"
 ok "$([ ! -e "$T/stolen2.txt" ] && [ ! -e "$T/stolen2.txt:x" ]; echo $?)" "and opened no file"
 
 # a TMPDIR on the shared volume: refused before anything runs
 sc TMPDIR=/tmp timeout 60 busybox sh "$scripts/uprobe-trace" -c 1 -- "$app" "$probe" \
 	>/dev/null 2>"$T/up3.err"
 is "$?" 1 "TMPDIR=/tmp, the shared volume: exit 1"
-like "$(cat "$T/up3.err")" "^uprobe-trace: '/tmp' is on a volume that other containers mount \\(PIDs [0-9 ]+\\)" \
+like "$(cat "$T/up3.err")" "^uprobe-trace: error: '/tmp' is on a volume that other containers mount \\(PIDs [0-9 ]+\\)" \
 	"and says why"
 is "$(ls -A "$vol")" "bait" "nothing was made there"
 done_testing

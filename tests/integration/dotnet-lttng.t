@@ -29,7 +29,7 @@ grep -q 'liblttng-ust\.so' "/proc/$DOTNET_HOST_PID/maps"
 ok $? "the app loaded lttng-ust through its tracepoint provider"
 
 outdir="$TMPDIR_TEST/trace"
-sidecar_bg "$TMPDIR_TEST/capture.pid" sh "$CAPTURE" -p "$DOTNET_PID" -d 120 -o "$outdir" \
+sidecar_bg "$TMPDIR_TEST/capture.pid" sh "$CAPTURE" -p "$DOTNET_PID" -d 120 -O "$outdir" \
 	>"$TMPDIR_TEST/capture.out" 2>"$TMPDIR_TEST/capture.err"
 capture=$!
 on_exit "kill $capture"

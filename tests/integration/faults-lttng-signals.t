@@ -40,7 +40,7 @@ while read -r delay sig; do
 		stopd=--stop-daemon
 		lttngpod_stop_daemon
 	fi
-	lttngpod_capture "r$i" -p "$app" -o "$out" -d 1 $stopd
+	lttngpod_capture "r$i" -p "$app" -O "$out" -d 1 $stopd
 	sleep "$delay"
 	lttngpod_signal "r$i" "$sig" 2>/dev/null
 	wait "$cap_bg"

@@ -27,7 +27,7 @@ touch "$T/a.go"
 # ---- 1. lttng-sessiond killed while recording ------------------------------
 for sig in KILL TERM; do
 	tag=$(echo "k$sig" | tr '[:upper:]' '[:lower:]')
-	lttngpod_capture "$tag" -p "$app" -o "$T/$tag"
+	lttngpod_capture "$tag" -p "$app" -O "$T/$tag"
 	wait_for_grep "$T/$tag.err" "tracing .*into|error" 30
 	ok $? "SIG$sig: capture started"
 	# what the switch timer flushed reads back before the daemon dies
@@ -56,7 +56,7 @@ done
 
 # a new capture starts a new daemon over what the killed one left in
 # /var/run/lttng, and the app registers with it
-lttngpod_capture again -p "$app" -o "$T/again" -d 1 --stop-daemon
+lttngpod_capture again -p "$app" -O "$T/again" -d 1 --stop-daemon
 wait "$cap_bg"
 is "$?" 0 "after the crash, a new capture works"
 like "$(cat "$T/again.out")" "^events: [1-9]" "and records events"
@@ -65,7 +65,7 @@ is "$(lttngpod_daemons)" "" "--stop-daemon: no daemon left"
 # ---- 3. the disk of the trace: too small, then filling up ------------------
 mkdir -p "$T/small" "$T/tiny"
 pod_sidecar mount -t tmpfs -o size=512k tmpfs "$T/small" || skip_all "cannot mount a tmpfs"
-lttngpod_capture small -p "$app" -o "$T/small/trace" -d 1 --buffer-size 64k
+lttngpod_capture small -p "$app" -O "$T/small/trace" -d 1 --buffer-size 64k
 wait "$cap_bg"
 is "$?" 1 "a disk too small for the ring buffers: exit 1"
 like "$(cat "$T/small.err")" "error: not enough space for a trace in '$T/small/trace': [0-9]+ KiB free, [0-9]+ KiB needed" \
@@ -75,7 +75,7 @@ is "$(lttngpod_sessions)" "" "no session left"
 
 # 3 MiB: the app writes about 1 MiB/s; a stop needs 1 MiB + 128 KiB of ring
 pod_sidecar mount -t tmpfs -o size=3m tmpfs "$T/tiny"
-lttngpod_capture full -p "$app" -o "$T/tiny/trace" --buffer-size 64k
+lttngpod_capture full -p "$app" -O "$T/tiny/trace" --buffer-size 64k
 wait_for_grep "$T/full.err" "nearly full|error: " 60
 ok $? "the capture stops by itself as the disk fills"
 wait "$cap_bg"
@@ -94,7 +94,7 @@ ok "$([ "$free" -gt 0 ]; echo $?)" "full disk: space left for the final flush ($
 
 # --max-size: the capture stops while what a stop flushes still fits below
 # it, and the trace is complete
-lttngpod_capture max -p "$app" -o "$T/max" --buffer-size 64k --max-size 4M
+lttngpod_capture max -p "$app" -O "$T/max" --buffer-size 64k --max-size 4M
 wait_for_grep "$T/max.err" "max-size|error: " 60
 ok $? "--max-size 4M: the capture stops by itself"
 wait "$cap_bg"
@@ -110,7 +110,7 @@ is "$n" "$(sed -n 's/^events: //p' "$T/max.out")" "--max-size: with the count pr
 is "$(babeltrace2 "$T/max" 2>/dev/null | wc -l | tr -d ' ')" "$n" "--max-size: babeltrace2 reads the same"
 # snapshots: each one adds the ring buffers; the one that would not fit is
 # not taken
-lttngpod_capture maxs -p "$app" -o "$T/maxs" --buffer-size 64k --max-size 3M --snapshot
+lttngpod_capture maxs -p "$app" -O "$T/maxs" --buffer-size 64k --max-size 3M --snapshot
 wait_for_grep "$T/maxs.err" "tracing .*into|error" 30
 for _i in $(seq 40); do
 	grep -q "max-size" "$T/maxs.err" && break
@@ -127,7 +127,7 @@ kib=$(du -sk "$T/maxs" | cut -f1)
 ok "$([ "$kib" -le 3072 ]; echo $?)" "--max-size --snapshot: below the limit ($kib KiB)"
 babeltrace2 "$T/maxs" >/dev/null 2>&1
 ok $? "--max-size --snapshot: babeltrace2 reads the snapshots"
-pod_sidecar busybox sh "$CAP" -p "$app" -o "$T/maxt" --max-size 1M -d 1 >/dev/null 2>"$T/maxt.err"
+pod_sidecar busybox sh "$CAP" -p "$app" -O "$T/maxt" --max-size 1M -d 1 >/dev/null 2>"$T/maxt.err"
 is "$?" 1 "--max-size below the ring buffers: exit 1"
 like "$(cat "$T/maxt.err")" "error: --max-size 1M is too small for the ring buffers" "and says so"
 
@@ -137,7 +137,7 @@ like "$(cat "$T/maxt.err")" "error: --max-size 1M is too small for the ring buff
 mkdir -p "$T/shared"
 pod_sidecar mount -t tmpfs -o size=8m tmpfs "$T/shared"
 lttngpod_stop_daemon	# the capture starts its own, and stops it
-lttngpod_capture filled -p "$app" -o "$T/shared/trace" --buffer-size 64k --stop-daemon
+lttngpod_capture filled -p "$app" -O "$T/shared/trace" --buffer-size 64k --stop-daemon
 wait_for_grep "$T/filled.err" "tracing .*into|error" 30
 # shellcheck disable=SC2016 # $1 is the inner shell's
 pod_sidecar sh -c 'cat /dev/zero > "$1/filler"' sh "$T/shared" 2>/dev/null
@@ -151,7 +151,7 @@ like "$(tail -n 1 "$T/filled.err")" "error: the disk of $T/shared/trace (is near
 unlike "$(cat "$T/filled.out")" "^trace: " "disk filled by another writer: no trace presented as valid"
 is "$(lttngpod_daemons)" "" "disk filled by another writer: --stop-daemon: no daemon left, stuck or not"
 pod_sidecar rm -f "$T/shared/filler"
-lttngpod_capture refilled -p "$app" -o "$T/shared/trace2" -d 1 --buffer-size 64k --stop-daemon
+lttngpod_capture refilled -p "$app" -O "$T/shared/trace2" -d 1 --buffer-size 64k --stop-daemon
 wait "$cap_bg"
 is "$?" 0 "space again: a capture works"
 
@@ -162,7 +162,7 @@ odd="$T/o d'q\"\$HOME;x*[a]\`touch $T/pwned1\`\$(touch $T/pwned2)"
 sess="s'q\"\$HOME;x*[a]\`id\`\$(id)"
 mkdir -p "$T/cwd"
 : > "$T/cwd/sidescope_app:glob"	# what an unquoted * would expand to
-lttngpod_capture odd -p "$app" -o "$odd/sub dir" --session "$sess" --events 'sidescope_app:*'
+lttngpod_capture odd -p "$app" -O "$odd/sub dir" --session "$sess" --events 'sidescope_app:*'
 wait_for_grep "$T/odd.err" "tracing .*into|error" 30
 ok $? "capture with odd names started"
 diag "$(cat "$T/odd.err")"
@@ -180,20 +180,20 @@ is "$(find "$T" -maxdepth 1 -name "pwned*" | wc -l | tr -d " ")" 0 "nothing was 
 is "$(ls -A "$T/cwd")" "sidescope_app:glob" "nothing was made in the working directory"
 
 for bad in "a b" "a/b" "-x" ".."; do
-	pod_sidecar busybox sh "$CAP" -p "$app" -o "$T/bad" --session "$bad" -d 1 >/dev/null 2>"$T/bad.err"
+	pod_sidecar busybox sh "$CAP" -p "$app" -O "$T/bad" --session "$bad" -d 1 >/dev/null 2>"$T/bad.err"
 	is "$?" 2 "--session '$bad': bad usage"
 	like "$(head -n 1 "$T/bad.err")" "bad --session '$bad' \\(no '/', spaces" "--session '$bad': says why"
 done
-pod_sidecar busybox sh "$CAP" -p "$app" -o "$T/bad" --events 'sidescope_app:* x' -d 1 >/dev/null 2>"$T/bad.err"
+pod_sidecar busybox sh "$CAP" -p "$app" -O "$T/bad" --events 'sidescope_app:* x' -d 1 >/dev/null 2>"$T/bad.err"
 is "$?" 2 "--events with a space: bad usage"
 # shellcheck disable=SC2016
-pod_sidecar busybox sh "$CAP" -p "$app" -o "$T/ev" -d 1 \
+pod_sidecar busybox sh "$CAP" -p "$app" -O "$T/ev" -d 1 \
 	--events "sidescope_app:x;\`touch\${IFS}$T/pwned4\`,\$(touch\${IFS}$T/pwned5)" >"$T/ev.out" 2>"$T/ev.err"
 rc=$?
 diag "$(cat "$T/ev.err")"
 ok "$([ "$rc" -le 1 ]; echo $?)" "--events with metacharacters: a capture or a clear error (exit $rc)"
 is "$(find "$T" -maxdepth 1 -name "pwned*" | wc -l | tr -d " ")" 0 "and nothing executed"
-pod_sidecar busybox sh "$CAP" -n '*' -o "$T/star" -d 1 >/dev/null 2>"$T/star.err"
+pod_sidecar busybox sh "$CAP" -n '*' -O "$T/star" -d 1 >/dev/null 2>"$T/star.err"
 is "$?" 1 "-n '*': no such process"
 like "$(cat "$T/star.err")" "no process named '\\*'" "-n '*' is not a glob"
 ok "$([ ! -e "$T/bad" ] && [ ! -e "$T/star" ]; echo $?)" "failed captures leave no directory"

@@ -40,7 +40,7 @@ touch "$T/a.go"
 # no capability: the app holds every capability the sidecar has
 LTTNGPOD_CAPS=""
 export LTTNGPOD_CAPS
-lttngpod_capture cnone -p "$app" -o "$T/none" -d 2
+lttngpod_capture cnone -p "$app" -O "$T/none" -d 2
 unset LTTNGPOD_CAPS
 wait "$cap_bg"
 is "$?" 1 "no capability: refused, exit 1"
@@ -54,7 +54,7 @@ for caps in sys_ptrace "$LEAST_CAPS"; do
 	name=${caps:-none}
 	LTTNGPOD_CAPS=$caps
 	export LTTNGPOD_CAPS
-	lttngpod_capture "c$name" -p "$app" -o "$T/$name" -d 2
+	lttngpod_capture "c$name" -p "$app" -O "$T/$name" -d 2
 	unset LTTNGPOD_CAPS
 	wait_for_grep "$T/c$name.err" "tracing .*into|error" 30
 	ok $? "capabilities '$name': the capture started"
@@ -88,7 +88,7 @@ fi
 
 # less than root: a user ID other than 0
 pod_sidecar setpriv --reuid=65534 --regid=65534 --clear-groups -- \
-	busybox sh "$CAP" -p "$app" -o "$T/nobody" -d 1 >/dev/null 2>"$T/nobody.err"
+	busybox sh "$CAP" -p "$app" -O "$T/nobody" -d 1 >/dev/null 2>"$T/nobody.err"
 is "$?" 1 "not user ID 0: exit 1"
 is "$(wc -l < "$T/nobody.err" | tr -d ' ')" 1 "not user ID 0: one line"
 like "$(cat "$T/nobody.err")" "error: must run as root, user ID 0 .*run 'doctor lttng'" \

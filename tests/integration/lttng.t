@@ -3,8 +3,10 @@
 # lttng-ust tracepoints) in its own mount namespace, sharing only the
 # app-socket directory (its /var/run/lttng, the sidecar's /run/lttng-apps)
 # and /dev/shm with the sidecar; its events captured, summarized and
-# converted to Chrome JSON; babeltrace2 reads every trace. The attacks of
-# a hostile app are in lttng-hostile.t.
+# converted to Chrome JSON; babeltrace2 reads every trace. --json gives the
+# summary as one JSON object (jq), a positional PID is the target and -d 0
+# runs until Ctrl-C; a name several processes match is refused with their
+# PIDs. The attacks of a hostile app are in lttng-hostile.t.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/pod.sh"
 require_root
@@ -37,7 +39,8 @@ pod_sidecar sh -c '! lttng list >/dev/null 2>&1'
 ok $? "no lttng-sessiond in the pod yet"
 start_app a -n 200
 ok $? "the app started (pid $app in the pod)"
-start_capture a -p "$app" -o "$T/a"
+app_a=$app
+start_capture a -p "$app" -O "$T/a"
 ok $? "capture started"
 like "$(cat "$T/a.err")" "starting lttng-sessiond" "the script started the daemon"
 like "$(cat "$T/a.err")" "tracing PID $app \\(vpid $app\\) into $T/a" "the app registered (daemon started after it)"
@@ -96,7 +99,8 @@ is "$n" "$events" "babeltrace2 reads the trace: same count"
 # ---- 2. a flood into small buffers: discarded events reported --------------
 start_app b -n 300000 -f
 ok $? "flooding app started"
-start_capture b -p "$app" -o "$T/b" --buffer-size 16k --events 'sidescope_app:*'
+app_b=$app
+start_capture b -p "$app" -O "$T/b" --buffer-size 16k --events 'sidescope_app:*'
 ok $? "capture with 16k buffers started"
 touch "$T/b.go"
 wait_for_file "$T/b.ready.done" 60
@@ -118,8 +122,17 @@ babeltrace2 -o dummy "$T/b" >/dev/null
 ok $? "babeltrace2 reads the flooded trace"
 
 # ---- 3. snapshot: SIGUSR1 and exit record the ring --------------------------
+# the earlier apps go (zombies: the pod's PID 1 does not reap; a name
+# matches no zombie): -n must match one process
+for _p in "$app_a" "$app_b"; do kill "$(pod_host_pid "$_p")"; done
+for _i in $(seq 50); do
+	# shellcheck disable=SC2016
+	pod_sidecar sh -c 'for p; do case "$(sed "s/.*) //" /proc/$p/stat 2>/dev/null)" in Z*|"") ;; *) exit 1 ;; esac; done' \
+		sh "$app_a" "$app_b" && break
+	sleep 0.1
+done
 start_app c -n 100
-start_capture c -n lttng_app --snapshot -o "$T/c" --events 'sidescope_app:*'
+start_capture c -n lttng_app --snapshot -O "$T/c" --events 'sidescope_app:*'
 ok $? "snapshot capture started (by name)"
 touch "$T/c.go"
 wait_for_file "$T/c.ready.done" 30
@@ -139,7 +152,7 @@ ok $? "babeltrace2 reads the snapshots"
 
 # ---- 4. rotation: chunks on disk, read together ----------------------------
 start_app d -n 100
-start_capture d -p "$app" -o "$T/d" --rotate-size 4k --events 'sidescope_app:*' --preset dotnet-gc
+start_capture d -p "$app" -O "$T/d" --rotate-size 4k --events 'sidescope_app:*' --preset dotnet-gc
 ok $? "rotating capture started"
 sess=$(pod_sidecar lttng list | sed -n 's/^ *[0-9]*) \(sidescope-[^ ]*\) .*/\1/p' | head -n 1)
 rules=$(pod_sidecar lttng list "$sess" -u)
@@ -157,7 +170,7 @@ babeltrace2 -o dummy "$T/d" >/dev/null
 ok $? "babeltrace2 reads the chunks"
 
 start_app g -n 100000
-start_capture g -p "$app" -o "$T/g" --rotate-every 1s -d 3 --events 'sidescope_app:*'
+start_capture g -p "$app" -O "$T/g" --rotate-every 1s -d 3 --events 'sidescope_app:*'
 ok $? "capture with --rotate-every 1s -d 3 started"
 touch "$T/g.go"
 wait "$cap_bg"
@@ -166,12 +179,45 @@ ok "$([ "$(find "$T/g" -name metadata | wc -l)" -ge 2 ]; echo $?)" "timer rotati
 is "$("$SIDESCOPE" ctf summary "$T/g" --json | jq .events)" "$(sed -n 's/^events: //p' "$T/g.out")" \
 	"summary reads every chunk"
 
+# ---- 4b. --json, a positional PID, -d 0 ------------------------------------
+start_app h -n 50
+start_capture h --json -d 0 -O "$T/h" --events 'sidescope_app:*' "$app"
+ok $? "capture --json -d 0 PID started"
+touch "$T/h.go"
+wait_for_file "$T/h.ready.done" 30
+stop_capture h
+is "$?" 0 "-d 0: SIGINT ends it, status 0"
+diag "$(cat "$T/h.out")"
+jq -e . "$T/h.out" >/dev/null
+ok $? "--json: stdout is JSON"
+is "$(jq -s length "$T/h.out")" 1 "--json: one object"
+is "$(jq -r '"\(.trace) \(.pids | join(",")) \(.events) \(.discarded_events) \(.lost_packets) \(.stopped_by)"' "$T/h.out")" \
+	"$T/h $app 300 0 0 SIGINT" "--json: the trace, the target, 300 events, none discarded, stopped by SIGINT"
+like "$(jq -r .session "$T/h.out")" "^sidescope-[0-9]+-[0-9]{8}-[0-9]{6}\$" "--json: the session"
+like "$(jq -r .fetch "$T/h.out")" "^kubectl cp .*:$T/h \\./h -c " "--json: the kubectl cp line"
+is "$("$SIDESCOPE" ctf summary "$T/h" --json | jq .events)" 300 "--json: the count is the trace's"
+# the progress, and the warning that the app reaches this output directory
+is "$(jq -r .level "$T/h.err" | sort -u | tr '\n' ' ')" "info warning " "--json: stderr is JSON lines (progress, a warning)"
+like "$(jq -r .message "$T/h.err")" "tracing PID $app \\(vpid $app\\) into $T/h \\(Ctrl-C to stop\\)" \
+	"--json: the progress says the target and the trace"
+
+# apps c, d, g and h still run: a name is refused, with their PIDs
+for how in -n --; do
+	out=$(pod_sidecar busybox sh "$CAP" -d 1 -O "$T/several" "$how" lttng_app 2>&1)
+	is "$?" 1 "$how NAME that several processes match: exit 1"
+	like "$out" "^lttng-capture: error: several processes match 'lttng_app': PIDs [0-9]+(, [0-9]+)+; give one with -p PID \\(list them: sidescope ps\\)\$" \
+		"$how NAME: refused with the PIDs"
+done
+ok "$([ ! -e "$T/several" ]; echo $?)" "no trace directory made"
+out=$(pod_sidecar busybox sh "$CAP" --json -d 1 -n lttng_app 2>&1)
+is "$(printf '%s\n' "$out" | jq -r 'select(.level == "error") | .program')" lttng-capture "--json: the refusal as a JSON error"
+
 # ---- 5. targets the daemon cannot trace: explained -------------------------
 cp "$APP" "$T/hidden_app"
 pod_outsider "$T/hidden_app" -r "$T/e.ready" -g "$T/e.go"
 on_exit "kill $!"
 wait_for_file "$T/e.ready" 10
-out=$(pod_sidecar busybox sh "$CAP" -n hidden_app -d 1 -o "$T/e" 2>&1)
+out=$(pod_sidecar busybox sh "$CAP" -n hidden_app -d 1 -O "$T/e" 2>&1)
 is "$?" 1 "an app in another PID namespace: exit 1"
 like "$out" "no process named 'hidden_app' in this PID namespace" "names the problem"
 like "$out" "shareProcessNamespace" "and the likely fix"
@@ -189,7 +235,7 @@ done
 lttngpod_stop_daemon
 pod_sidecar sh -c '! lttng list >/dev/null 2>&1'
 ok $? "daemon stopped"
-out=$(pod_sidecar busybox sh "$CAP" -p "$sp" --wait 1 -o "$T/f" --stop-daemon 2>&1)
+out=$(pod_sidecar busybox sh "$CAP" -p "$sp" --wait 1 -O "$T/f" --stop-daemon 2>&1)
 is "$?" 1 "an app that never registers: exit 1"
 pod_sidecar sh -c '! lttng list >/dev/null 2>&1'
 ok $? "--stop-daemon: the daemon the script started is gone"
@@ -198,7 +244,7 @@ like "$out" "has not loaded liblttng-ust" "knows why: no lttng-ust"
 like "$out" "the app's /var/run/lttng is not the directory this sidecar has at" "lists the shared socket directory"
 like "$out" "/dev/shm is not shared" "lists the shared /dev/shm"
 
-out=$(pod_sidecar busybox sh "$CAP" --domain python -d 1 -o "$T/py" 2>&1)
+out=$(pod_sidecar busybox sh "$CAP" --domain python -d 1 -O "$T/py" 2>&1)
 is "$?" 0 "--domain python: a session for the python agent"
 like "$out" "events: 0" "nothing recorded without a python app"
 port=$(pod_sidecar cat /var/run/lttng/agent.port)
@@ -212,6 +258,8 @@ busybox sh "$CAP" --bogus >/dev/null 2>&1
 is "$?" 2 "unknown option exits 2"
 busybox sh "$CAP" -p 1 -n x >/dev/null 2>&1
 is "$?" 2 "-p with -n exits 2"
+busybox sh "$CAP" -o "$T/x" >/dev/null 2>&1
+is "$?" 2 "-o exits 2 (a trace is a directory: -O DIR)"
 busybox sh "$CAP" --preset nope >/dev/null 2>&1
 is "$?" 2 "unknown preset exits 2"
 busybox sh "$CAP" --max-size lots >/dev/null 2>&1

@@ -42,7 +42,7 @@ ok $? "the app started (pid $app in the pod)"
 touch "$T/a.go"
 
 # ---- 1. the layout: only the application socket is shared ------------------
-lttngpod_capture lay -p "$app" -o "$T/lay"
+lttngpod_capture lay -p "$app" -O "$T/lay"
 wait_for_grep "$T/lay.err" "tracing .*into|error" 30
 ok $? "capture started"
 dpid=$(pod_sidecar cat /var/run/lttng/lttng-sessiond.pid)
@@ -61,7 +61,7 @@ as_app stat -c %d /run/sidescope >"$T/app-dev"
 isnt "$(cat "$T/app-dev")" "$(pod_sidecar stat -c %d /run/sidescope)" "which the app does not have"
 
 pod_sidecar mkdir -p /run/sidescope/out
-res=$(pod_sidecar busybox sh "$doctor" lttng -o /run/sidescope/out 2>&1)
+res=$(pod_sidecar busybox sh "$doctor" lttng -O /run/sidescope/out 2>&1)
 is "$?" 0 "doctor lttng passes in this layout"
 like "$res" "PASS  LTTng control directory /var/run/lttng: this sidecar's own" "doctor: the control directory is private"
 like "$res" "PASS  LTTng app-socket directory /run/lttng-apps is the /var/run/lttng of PIDs [0-9,]*$app" \
@@ -106,7 +106,7 @@ as_app sh -c 'echo "$1" > /var/run/lttng/lttng-sessiond.pid &&
 ok $? "and plants lttng-sessiond.pid (PID $canary, ours) and a link to our file as the application socket"
 touch "$T/mark"
 sleep 1	# what the capture writes is newer than the mark, to the second
-lttngpod_capture fake -p "$app" -o "$T/fake" -d 2 --stop-daemon
+lttngpod_capture fake -p "$app" -O "$T/fake" -d 2 --stop-daemon
 wait "$cap_bg"
 is "$?" 0 "the capture works"
 ok "$([ "$(events_of fake)" -gt 0 ]; echo $?)" "and records the app ($(events_of fake) events)"
@@ -130,7 +130,7 @@ as_app rm -f /var/run/lttng/client-lttng-sessiond /var/run/lttng/lttng-sessiond.
 # /var/run/lttng on the shared volume (the layout before)
 pod_sidecar unshare --mount --propagation private sh -c \
 	'mount --bind /run/lttng-apps /run/lttng && exec "$@"' sh \
-	busybox sh "$CAP" -p "$app" -d 1 -o "$T/old" >"$T/old.out" 2>"$T/old.err"
+	busybox sh "$CAP" -p "$app" -d 1 -O "$T/old" >"$T/old.out" 2>"$T/old.err"
 is "$?" 1 "/var/run/lttng shared with the app: exit 1"
 is "$(wc -l < "$T/old.err" | tr -d ' ')" 1 "one line"
 like "$(cat "$T/old.err")" "error: /var/run/lttng is on a volume that other containers mount \\(PIDs [0-9 ]+\\): .*mount the emptyDir the app has at /var/run/lttng at /run/lttng-apps in this sidecar.*podspecs/lttng.yaml" \
@@ -139,7 +139,7 @@ is "$(lttngpod_daemons)" "" "no daemon was started"
 ok "$([ ! -e "$T/old" ]; echo $?)" "no output directory was made"
 res=$(pod_sidecar unshare --mount --propagation private sh -c \
 	'mount --bind /run/lttng-apps /run/lttng && exec "$@"' sh \
-	busybox sh "$doctor" lttng -o /run/sidescope/out 2>&1)
+	busybox sh "$doctor" lttng -O /run/sidescope/out 2>&1)
 is "$?" 1 "doctor lttng fails there too"
 like "$res" "FAIL  LTTng control directory /var/run/lttng is on a volume other containers mount \\(PIDs [0-9,]*\\)" \
 	"doctor: says why"
@@ -147,7 +147,7 @@ like "$res" "fix: mount the emptyDir the app has at /var/run/lttng at /run/lttng
 	"doctor: with the fix"
 
 # TMPDIR on the shared volume
-pod_sidecar env TMPDIR=/run/lttng-apps/tmp busybox sh "$CAP" -p "$app" -d 1 -o "$T/tmpd" \
+pod_sidecar env TMPDIR=/run/lttng-apps/tmp busybox sh "$CAP" -p "$app" -d 1 -O "$T/tmpd" \
 	>"$T/tmpd.out" 2>"$T/tmpd.err"
 is "$?" 1 "TMPDIR shared with the app: exit 1"
 is "$(wc -l < "$T/tmpd.err" | tr -d ' ')" 1 "one line"
@@ -159,12 +159,12 @@ nsenter -t "$POD_PAUSE" --pid --mount -- unshare --mount --propagation private \
 	sh -c 'echo "$$" > "$1"; exec sleep 1000' sh "$T/tracer.pid" &
 wait_for_file "$T/tracer.pid" 10
 tracer=$(cat "$T/tracer.pid")
-pod_sidecar busybox sh "$CAP" -p "$app" -d 1 -o "$T/ptr" >"$T/ptr.out" 2>"$T/ptr.err"
+pod_sidecar busybox sh "$CAP" -p "$app" -d 1 -O "$T/ptr" >"$T/ptr.out" 2>"$T/ptr.err"
 is "$?" 1 "another container with CAP_SYS_PTRACE: exit 1"
 is "$(wc -l < "$T/ptr.err" | tr -d ' ')" 1 "one line"
 like "$(cat "$T/ptr.err")" "another container \\(PIDs $tracer\\) may hold CAP_SYS_PTRACE: .*take SYS_PTRACE from the app container" \
 	"it names the process and the fix"
-res=$(pod_sidecar busybox sh "$doctor" lttng -o /run/sidescope/out 2>&1)
+res=$(pod_sidecar busybox sh "$doctor" lttng -O /run/sidescope/out 2>&1)
 like "$res" "FAIL  PIDs $tracer of another container may hold CAP_SYS_PTRACE" "doctor says so too"
 pod_sidecar kill "$tracer"
 
@@ -184,13 +184,13 @@ for _i in $(seq 50); do
 	sleep 0.1
 done
 # a daemon (a capture leaves it running), with both apps registered
-lttngpod_capture wake -p "$app" -d 1 -o "$T/wake"
+lttngpod_capture wake -p "$app" -d 1 -O "$T/wake"
 wait "$cap_bg"
 for _i in $(seq 100); do
 	[ "$(pod_sidecar lttng list -u 2>/dev/null | grep -c '^PID: ')" -ge 2 ] && break
 	sleep 0.1
 done
-pod_sidecar busybox sh "$CAP" -p "$sp" --wait 1 -o "$T/esc" --stop-daemon >"$T/esc.out" 2>"$T/esc.err"
+pod_sidecar busybox sh "$CAP" -p "$sp" --wait 1 -O "$T/esc" --stop-daemon >"$T/esc.out" 2>"$T/esc.err"
 is "$?" 1 "a target that never registers: exit 1"
 diag "$(cat "$T/esc.err")"
 like "$(cat "$T/esc.err")" "PID [0-9]+ .*e\\\\x1b\\[31mx\\\\u009by" "the registered apps are listed, names escaped"

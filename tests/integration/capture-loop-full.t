@@ -77,7 +77,7 @@ like "$(head -1 "$base.folded")" "podapp" "space again: the folded stacks name t
 ok "$(kill -0 "$lp" 2>/dev/null; echo $?)" "the loop is still running"
 
 # full again, with a profile waiting in the push queue
-wait_for_grep "$log" "push of fullpod-podapp-$app-$stamp\\.pb\\.gz failed 1 times; kept queued" 30
+wait_for_grep "$log" "push of fullpod-podapp-$app-$stamp\\.pb\\.gz to http://127\\.0\\.0\\.1:9 failed 1 times \\(cannot connect to 127\\.0\\.0\\.1:9\\); kept queued" 30
 ok $? "the profile is queued for a push that fails"
 queued=$(flock "$state/lock" cat "$state/push-queue")
 like "$queued" "$base\\.pb\\.gz\$" "the queue holds it"

@@ -6,7 +6,11 @@
 # and a queue that survives an unreachable server. The loop's own files
 # (lock, push queue) stay in its private state directory, never in the
 # output directory; pruning never opens a file, never follows a link and
-# never logs a name it did not make.
+# never logs a name it did not make. The log says what a capture said
+# without the staging directory, and why a push failed in words ("HTTP
+# 503", "cannot connect to HOST") without curl's messages or the URL's
+# credentials; the pushed profiles are labelled with the pod's namespace
+# and the app's container where they are known.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/pprof.sh"
 . "$SIDESCOPE_SRC/tests/lib/private.sh"
@@ -103,6 +107,9 @@ newest=$(printf '%s\n' "$files" | sort | tail -1)
 is "$(cat "$out/$(basename "$newest" .pb.gz | sed 's/\.txt$//').txt")" "$app 7" \
 	"the capture command got CAPTURE_PID and CAPTURE_DURATION"
 like "$(count "$log" "retry in 1s")" "^[1-9]" "503 answers were retried"
+like "$(cat "$log")" "push of testpod-podapp-[^ ]*\\.pb\\.gz to http://127\\.0\\.0\\.1:[0-9]+ failed: HTTP 503; retry in 1s" \
+	"the log says why in words: HTTP 503"
+unlike "$(cat "$log")" "curl|\\(22\\)" "and no curl message"
 is "$(count "$log" "wrote .*\\.pb\\.gz")" "$(ls "$recv"/*.pb.gz | wc -l)" \
 	"the receiver got every profile written"
 ok "$([ ! -s "$recv/rejected" ]; echo $?)" "the receiver rejected nothing"
@@ -183,18 +190,37 @@ SIDESCOPE_OUT="$out5" SIDESCOPE_CAPTURE="$CAPTURE" SIDESCOPE_PUSH_RETRIES=2 \
 SIDESCOPE_PUSH_URL="http://127.0.0.1:9" busybox sh "$loop" --once 2>"$TMPDIR_TEST/q.log"
 is "$(wc -l < "$SIDESCOPE_STATE/push-queue")" 1 "an unpushed profile stays queued, in SIDESCOPE_STATE"
 is "$(ls -A "$out5" | grep -c '^\.')" 0 "nothing of the loop's own in the output directory"
-like "$(cat "$TMPDIR_TEST/q.log")" "failed 2 times; kept queued" "after SIDESCOPE_PUSH_RETRIES attempts"
+like "$(cat "$TMPDIR_TEST/q.log")" "push of [^ ]* to http://127\\.0\\.0\\.1:9 failed 2 times \\(cannot connect to 127\\.0\\.0\\.1:9\\); kept queued" \
+	"after SIDESCOPE_PUSH_RETRIES attempts, saying why"
+like "$(cat "$TMPDIR_TEST/q.log")" "failed: cannot connect to 127\\.0\\.0\\.1:9; retry in 1s" "each attempt says why"
+unlike "$(cat "$TMPDIR_TEST/q.log")" "curl" "no curl message"
 is "$(ls "$out5"/*.pb.gz | wc -l)" 1 "and its file is kept"
 sleep 1
 recv2="$TMPDIR_TEST/recv2"
 start_receiver "$recv2"
-SIDESCOPE_OUT="$out5" SIDESCOPE_CAPTURE="$CAPTURE" \
+SIDESCOPE_OUT="$out5" SIDESCOPE_CAPTURE="$CAPTURE" POD_NAMESPACE="team-ns" SIDESCOPE_APP_CONTAINER="app one" \
 SIDESCOPE_PUSH_URL="http://user:pw$$@127.0.0.1:$(cat "$recv2/port")" busybox sh "$loop" --once 2>>"$TMPDIR_TEST/q.log"
 is "$(ls "$recv2"/*.pb.gz | wc -l)" 2 "the next tick pushes the queued profile and its own"
+is "$(cat "$recv2"/*.json | sed -n 's/.*"name":"\([^"]*\)".*/\1/p' | sort -u)" \
+	"testpod.cpu{pod=testpod,target=podapp,namespace=team-ns,container=app_one}" \
+	"the name carries the namespace (POD_NAMESPACE) and container (SIDESCOPE_APP_CONTAINER) labels"
+ok "$([ ! -s "$recv2/rejected" ]; echo $?)" "the receiver took those labels"
 like "$(cat "$TMPDIR_TEST/q.log")" "pushed .* to http://127\\.0\\.0\\.1:" "the log names the server"
 unlike "$(cat "$TMPDIR_TEST/q.log")" "pw$$" "but not the credentials in its URL"
 is "$(cat "$SIDESCOPE_STATE/push-queue")" "" "queue empty"
 unset SIDESCOPE_STATE
+
+# --- what a capture says: logged once it ends, without the staging path -------
+out7="$TMPDIR_TEST/out7"
+# shellcheck disable=SC2016
+SAYS='echo "writing $CAPTURE_BASE.txt" >&2; printf "bad \033[31mred\n" >&2; echo ok > "$CAPTURE_BASE.txt"'
+SIDESCOPE_OUT="$out7" SIDESCOPE_CAPTURE="$SAYS" busybox sh "$loop" --once 2>"$TMPDIR_TEST/says.log"
+ok $? "a capture that talks: exit 0"
+like "$(cat "$TMPDIR_TEST/says.log")" "capture-loop: writing $out7/testpod-podapp-$app-[0-9]{8}T[0-9]{6}Z\\.txt\$" \
+	"what it said is logged, naming the output directory"
+unlike "$(cat "$TMPDIR_TEST/says.log")" "staging" "never the staging directory"
+like "$(cat "$TMPDIR_TEST/says.log")" "capture-loop: bad \\?\\[31mred" "its control characters shown as '?'"
+is "$(ls -A "$state" | grep -c capture)" 0 "nothing of it left in the state directory"
 
 # --- pruning: sizes from stat, links and other files left alone ------------------
 # A FIFO, a link to a file elsewhere and a directory named like old captures,

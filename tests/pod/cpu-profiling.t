@@ -79,7 +79,7 @@ if ex sidescope profile --help >/dev/null 2>&1; then
 
 	# SIGTERM to cpu-profile (what Ctrl-C or a pod shutdown sends) ends the
 	# capture early with every output written
-	ex cpu-profile -d 0 -o /out/term >"$TMPDIR_TEST/term.out" 2>&1 &
+	ex cpu-profile -d 0 -O /out/term >"$TMPDIR_TEST/term.out" 2>&1 &
 	cpb=$!
 	on_exit "kill $cpb"
 	pod_wait_exec 20 "$pod" sidescope sh -c 'sidescope ps -n sidescope -q | grep -q .'
@@ -89,6 +89,16 @@ if ex sidescope profile --help >/dev/null 2>&1; then
 	is "$?" 0 "SIGTERM: cpu-profile ends with status 0"
 	is "$(ex sh -c 'ls /out/term | sed "s/.*Z\.//" | sort | tr "\n" " "')" "folded pb.gz svg " \
 		"and leaves all three files"
+
+	# -o FILE: that file alone; -o DIR: refused with the fix
+	ex mkdir -p /out/one
+	res=$(ex cpu-profile -n podapp -d 1 -o /out/one/p.svg 2>&1)
+	is "$?" 0 "cpu-profile -n NAME -o FILE"
+	is "$(ex ls /out/one)" "p.svg" "writes that file alone"
+	like "$res" "kubectl cp -c sidescope $pod:/out/one/p.svg \\./p\\.svg" "and prints its kubectl cp line"
+	res=$(ex cpu-profile -d 1 -o /out/one 2>&1)
+	is "$?" 2 "cpu-profile -o DIR: exit 2"
+	like "$res" "^cpu-profile: error: '/out/one' is a directory; the output directory is -O DIR" "says -O DIR"
 else
 	# 'sidescope profile' is not on this branch yet: what exists is checked
 	diag "sidescope profile is not available yet: cpu-profile is checked up to the call"

@@ -50,7 +50,7 @@ like "$app" '^[0-9]+$' "sidescope ps finds the app's dotnet process (PID $app)"
 sc sh -c 'echo "$$" > /run/load.pid; exec sh /run/load.sh -q -n 0 -F -p 38 http://127.0.0.1:8080' &
 load=$!
 on_exit "kill $load"
-sc cpu-profile dotnet -d 5 -o /out/cpu >"$TMPDIR_TEST/cpu.log" 2>&1
+sc cpu-profile dotnet -d 5 -O /out/cpu >"$TMPDIR_TEST/cpu.log" 2>&1
 rc=$?
 ok "$rc" "cpu-profile runs with the deployment's capabilities"
 [ "$rc" -eq 0 ] || diag "$(cat "$TMPDIR_TEST/cpu.log")"
@@ -87,7 +87,7 @@ for t in "$@"; do
 done
 
 # --- LTTng: lttng-capture started after the app ---
-sc sh -c 'echo "$$" > /run/lttng.pid; exec lttng-capture -n dotnet -d 120 -o /out/trace' \
+sc sh -c 'echo "$$" > /run/lttng.pid; exec lttng-capture -n dotnet -d 120 -O /out/trace' \
 	>"$TMPDIR_TEST/lttng.out" 2>&1 &
 capture=$!
 on_exit "kill $capture"

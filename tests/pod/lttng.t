@@ -29,7 +29,7 @@ fails "its root filesystem is read-only" ex sh -c 'echo x > /usr/local/x'
 
 pod_wait_exec 20 "$pod" sidescope test -s /dev/shm/app.ready
 ok $? "the app started"
-ex lttng-capture -n lttng_app -d 10 -o /out/trace >"$TMPDIR_TEST/cap.out" 2>"$TMPDIR_TEST/cap.err" &
+ex lttng-capture -n lttng_app -d 10 -O /out/trace >"$TMPDIR_TEST/cap.out" 2>"$TMPDIR_TEST/cap.err" &
 capp=$!
 on_exit "kill $capp"
 for _ in $(seq 1 300); do

@@ -70,11 +70,14 @@ if [ "$have_profile" = 1 ]; then
 	pushed=$(logs | grep -c "pushed .*\\.pb\\.gz" || :)
 	ok "$([ "$pushed" -ge 2 ]; echo $?)" "profiles pushed ($pushed)"
 	ok "$([ ! -s "$recv/rejected" ]; echo $?)" "the receiver rejected nothing"
-	like "$(logs)" "retry in 1s" "a refused push was retried"
+	like "$(logs)" "failed: HTTP 503; retry in 1s" "a refused push was retried, and why said in words"
+	unlike "$(logs)" "curl" "no curl message in the log"
+	unlike "$(logs)" "\\.staging" "no staging path in the log"
 	bad=0
 	for f in "$recv"/*.pb.gz; do "$PPROF" -raw "$f" >/dev/null 2>&1 || bad=1; done
 	ok "$bad" "pprof reads every pushed profile"
-	like "$(cat "$recv"/*.json)" "\"name\":\"$pod\\.cpu\\{pod=$pod,target=podapp\\}\"" "pushed under the pod's name"
+	like "$(cat "$recv"/*.json)" "\"name\":\"$pod\\.cpu\\{pod=$pod,target=podapp(,namespace=[A-Za-z0-9._-]+)?,container=app\\}\"" \
+		"pushed under the pod's name, with the app's container (and namespace where the runtime gives it)"
 fi
 
 # SIGTERM while a capture is under way

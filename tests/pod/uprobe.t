@@ -30,9 +30,10 @@ if ex sidescope uprobe --help >/dev/null 2>&1; then
 		"three events with the UTF-16 string decoded"
 	like "$res" " $app " "events carry the pod PID"
 
-	res=$(ex uprobe-trace podapp -c 2 -d 20 -o /out --json "$probe" 2>&1)
-	is "$?" 0 "uprobe-trace NAME -o /out --json"
-	f=$(printf '%s\n' "$res" | sed -n "s|^kubectl cp -c sidescope $pod:\\(/out/.*\\.json\\) .*|\\1|p")
+	res=$(ex uprobe-trace podapp -c 2 -d 20 -O /out --json "$probe" 2>&1)
+	is "$?" 0 "uprobe-trace NAME -O /out --json"
+	# under --json the kubectl cp line is in a JSON progress line on stderr
+	f=$(printf '%s\n' "$res" | sed -n "s|.*kubectl cp -c sidescope $pod:\\(/out/[^ ]*\\.json\\) .*|\\1|p")
 	like "$f" "^/out/$pod-podapp-$app-[0-9]{8}T[0-9]{6}Z\\.json\$" "the file is <pod>-<target>-<pid>-<UTC>.json"
 	pm cp "$pod-sidescope:$f" "$TMPDIR_TEST/events.json"
 	ok $? "podman cp fetches it"

@@ -163,16 +163,16 @@ like "$res" "(PASS|FAIL)  output directory /out " \
 unlike "$res" "output directory / " "not the working directory"
 
 # --json: the same checks, one array, each with check, status, detail and
-# (when not OK) fix
+# (when not PASS) fix
 res=$(unshare --pid --fork --mount-proc --mount sh -c \
 	'mount -t tmpfs -o ro tmpfs "$1" && busybox sh "$2" profile --json -O "$1"' sh "$ro" "$doctor" 2>"$TMPDIR_TEST/json.err")
 is "$?" 1 "--json, a read-only output directory: exit 1"
 is "$(cat "$TMPDIR_TEST/json.err")" "" "--json: nothing on stderr"
 printf '%s' "$res" | jq -e 'type == "array" and length > 5' >/dev/null
 ok $? "--json: one JSON array of checks"
-is "$(printf '%s' "$res" | jq -r '[.[] | .status] | unique | map(select(. != "OK" and . != "WARN" and . != "FAIL")) | length')" 0 \
-	"--json: every status is OK, WARN or FAIL"
-is "$(printf '%s' "$res" | jq -r '[.[] | select(.status != "OK" and (.fix | type) != "string")] | length')" 0 \
+is "$(printf '%s' "$res" | jq -r '[.[] | .status] | unique | map(select(. != "PASS" and . != "WARN" and . != "FAIL")) | length')" 0 \
+	"--json: every status is PASS, WARN or FAIL"
+is "$(printf '%s' "$res" | jq -r '[.[] | select(.status != "PASS" and (.fix | type) != "string")] | length')" 0 \
 	"--json: every WARN and FAIL has its fix"
 is "$(printf '%s' "$res" | jq -r '.[] | select(.check == "output_dir") | "\(.status) \(.detail)"')" \
 	"FAIL output directory $ro is not writable: Read-only file system" "--json: the output directory's FAIL"
@@ -181,7 +181,7 @@ like "$(printf '%s' "$res" | jq -r '.[] | select(.check == "output_dir") | .fix'
 is "$(printf '%s' "$res" | jq -r '[.[] | .check] | length == (unique | length)')" true "--json: each check once"
 txt=$(unshare --pid --fork --mount-proc --mount sh -c \
 	'mount -t tmpfs -o ro tmpfs "$1" && busybox sh "$2" profile -O "$1"' sh "$ro" "$doctor" 2>&1)
-is "$(printf '%s' "$res" | jq -r '.[] | .status' | sed 's/^OK$/PASS/' | tr '\n' ' ')" \
+is "$(printf '%s' "$res" | jq -r '.[] | .status' | tr '\n' ' ')" \
 	"$(printf '%s\n' "$txt" | sed -n 's/^\(PASS\|WARN\|FAIL\)  .*/\1/p' | tr '\n' ' ')" \
 	"--json: the same checks as the text, in order"
 

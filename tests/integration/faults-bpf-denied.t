@@ -24,7 +24,7 @@ ok $? "target started"
 PROBE="p:$APP:probed_fn \"%d\", arg1"
 
 # refused WANT_RE DESCRIPTION COMMAND...: exit 1, one line matching WANT_RE
-# and naming doctor, no output file
+# and naming doctor (under --json, one JSON error), no output file
 refused() {
 	_re=$1
 	_what=$2
@@ -34,7 +34,7 @@ refused() {
 	"$@" > "$T/stdout" 2> "$T/stderr"
 	_rc=$?
 	if [ "$_rc" -eq 1 ] && [ "$(wc -l < "$T/stderr" | tr -d ' ')" = 1 ] &&
-		grep -Eq -- "error: .*$_re.*run 'doctor'" "$T/stderr" &&
+		grep -Eq -- "(error: |^\{\"level\":\"error\",.*\"message\":\").*$_re.*run 'doctor'" "$T/stderr" &&
 		[ -z "$(ls -A "$T/out")" ] && [ ! -s "$T/stdout" ]; then
 		pass "$_what"
 		diag "$(cat "$T/stderr")"

@@ -121,7 +121,9 @@ exec 3>&-
 wait "$tp"
 wait "$sampler" 2> /dev/null
 diag "long run: $(grep -E 'hits' "$D/long.err" | tr '\n' ';')"
-hits=$(awk '/ hits,/ { n += $4 } END { print n + 0 }' "$D/long.err")
+# under --json the per-probe lines are JSON: "PROBE: N hits, ..."
+hits=$(jq -r 'select(.level == "info") | .message' "$D/long.err" |
+	awk '/ hits,/ { n += $2 } END { print n + 0 }')
 ok "$([ "$hits" -ge 10000 ]; echo $?)" "the long run saw many hits ($hits)"
 check_growth "$D/samples" "$WARM" $((LONG_SECS - 2)) "$MAX_GROWTH_KB" "uprobe"
 

@@ -40,9 +40,9 @@ PKG_LIBS  := $(shell pkg-config --libs libbpf libdw libelf zlib libprotobuf-c ba
 
 WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS    ?= -O2 -g
-CFLAGS    += -std=gnu11 $(WARN) $(WARN_CC) $(SANFLAGS) -fno-omit-frame-pointer -D_GNU_SOURCE \
+CFLAGS    += -MMD -MP -std=gnu11 $(WARN) $(WARN_CC) $(SANFLAGS) -fno-omit-frame-pointer -D_GNU_SOURCE \
              -DSIDESCOPE_VERSION='"$(VERSION)"' \
-             -Itools -Itools/lib -Ibpf -I$(BUILD)/bpf -I$(BUILD)/gen $(PKG_CFLAGS)
+             -Itools/lib -Ibpf -I$(BUILD)/bpf -I$(BUILD)/gen $(PKG_CFLAGS)
 LDFLAGS   += $(SANFLAGS)
 LDLIBS    += $(PKG_LIBS) -lstdc++ -lm
 
@@ -54,13 +54,14 @@ BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))
 
 PROTO_GEN := $(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/profile.pb-c.h
-LIB_SRCS  := $(wildcard tools/lib/*.c)
+# tools/lib/DOMAIN/*.c: one directory per capability (docs/architecture.md)
+LIB_SRCS  := $(wildcard tools/lib/*/*.c)
 LIB_OBJS  := $(patsubst tools/lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS)) $(BUILD)/gen/profile.pb-c.o
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_OBJS := $(patsubst tools/%.c,$(BUILD)/obj/%.o,$(TOOL_SRCS))
 LIBSS     := $(BUILD)/libsidescope.a
 
-UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_SRCS := $(wildcard tests/unit/*/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%.t,$(UNIT_SRCS))
 # programs the integration tests run as targets
 TESTPROG_SRCS := $(wildcard tests/progs/*.c)
@@ -107,10 +108,14 @@ $(PROTO_GEN) &: $(PROFILE_PROTO) | $(BUILD)/gen
 $(BUILD)/gen/profile.pb-c.o: $(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/profile.pb-c.h
 	$(CC) $(filter-out -Werror,$(CFLAGS)) -c $< -o $@
 
-$(BUILD)/lib/%.o: tools/lib/%.c $(wildcard tools/lib/*.h) $(BPF_SKELS) $(PROTO_GEN) | $(BUILD)/lib
+# Header dependencies come from the compiler (-MMD -MP: $(BUILD)/**/*.d);
+# the generated headers are order-only prerequisites so the first build
+# makes them before anything includes them.
+$(BUILD)/lib/%.o: tools/lib/%.c | $(BPF_SKELS) $(PROTO_GEN)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.o: tools/%.c $(wildcard tools/*.h tools/lib/*.h) $(BPF_SKELS) $(PROTO_GEN) | $(BUILD)/obj
+$(BUILD)/obj/%.o: tools/%.c | $(BPF_SKELS) $(PROTO_GEN) $(BUILD)/obj
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(LIBSS): $(LIB_OBJS)
@@ -128,7 +133,8 @@ $(BUILD)/workload: examples/workload/workload.c | $(BUILD)/obj
 	$(TARGET_CC) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -fno-optimize-sibling-calls \
 		-Wall -Wextra -Werror $(SANFLAGS) -o $@ $<
 
-$(BUILD)/tests/unit/%.t: tests/unit/%.c tests/lib/tap.h tests/lib/corelib.h $(LIBSS) | $(BUILD)/tests/unit
+$(BUILD)/tests/unit/%.t: tests/unit/%.c $(LIBSS)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/lib $(LDFLAGS) -o $@ $< $(LIBSS) $(LDLIBS)
 
 $(BUILD)/tests/progs/%: tests/progs/%.c | $(BUILD)/tests/progs
@@ -157,11 +163,11 @@ $(R2R_SAMPLE): $(wildcard $(R2R_SAMPLE_DIR)/*.cs $(R2R_SAMPLE_DIR)/*.csproj)
 	cp $(BUILD)/r2r/bin/Release/net10.0/linux-x64/R2RSample.dll $(BUILD)/r2r/R2RSample.il.dll
 	touch $@
 
-$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c tests/fuzz/memfile.h $(LIBSS) | $(BUILD)/tests/fuzz
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c $(LIBSS) | $(BUILD)/tests/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/driver.c $(LIBSS) $(LDLIBS)
 
 # libFuzzer builds (make FUZZ=1 is implied by 'make fuzz')
-$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/memfile.h $(LIBSS)
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(LIBSS)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(LIBSS) $(LDLIBS)
 
 # The .NET sample (examples/dotnet), published ReadyToRun into
@@ -239,3 +245,6 @@ vmlinux:
 
 clean:
 	rm -rf $(BUILD)
+
+# the compiler's record of which headers each object, test and fuzz target read
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Shared by bpf/ksym.bpf.c and tools/lib/kallsyms.c. */
+/* Shared by bpf/ksym.bpf.c and tools/lib/sym/kallsyms.c. */
 #ifndef SIDESCOPE_KSYM_H
 #define SIDESCOPE_KSYM_H
 

@@ -12,10 +12,10 @@
 #include <time.h>
 
 #include "commands.h"
-#include "cron.h"
-#include "escape.h"
-#include "log.h"
-#include "util.h"
+#include "cron/cron.h"
+#include "core/escape.h"
+#include "core/log.h"
+#include "core/util.h"
 
 static void help(void)
 {

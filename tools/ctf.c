@@ -21,11 +21,11 @@
 #include <sys/stat.h>
 
 #include "commands.h"
-#include "ctfpair.h"
-#include "escape.h"
-#include "log.h"
-#include "outfile.h"
-#include "util.h"
+#include "ctf/ctfpair.h"
+#include "core/escape.h"
+#include "core/log.h"
+#include "core/outfile.h"
+#include "core/util.h"
 
 enum mode { MODE_SUMMARY, MODE_CHROME };
 

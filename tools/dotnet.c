@@ -11,12 +11,12 @@
 #include <string.h>
 
 #include "commands.h"
-#include "escape.h"
-#include "log.h"
-#include "outfile.h"
-#include "proc.h"
-#include "r2r.h"
-#include "util.h"
+#include "core/escape.h"
+#include "core/log.h"
+#include "core/outfile.h"
+#include "core/proc.h"
+#include "dotnet/r2r.h"
+#include "core/util.h"
 
 static void help(void)
 {

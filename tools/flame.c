@@ -11,13 +11,13 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "escape.h"
-#include "flamegraph.h"
-#include "folded.h"
-#include "log.h"
-#include "outfile.h"
-#include "pprof_read.h"
-#include "util.h"
+#include "core/escape.h"
+#include "flame/flamegraph.h"
+#include "prof/folded.h"
+#include "core/log.h"
+#include "core/outfile.h"
+#include "prof/pprof_read.h"
+#include "core/util.h"
 
 #define HEAD_MAX 65536
 

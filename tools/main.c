@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "log.h"
+#include "core/log.h"
 
 #ifndef SIDESCOPE_VERSION
 #define SIDESCOPE_VERSION "unknown"

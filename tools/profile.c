@@ -24,19 +24,19 @@
 #include <bpf/libbpf.h>
 
 #include "commands.h"
-#include "escape.h"
-#include "log.h"
-#include "outfile.h"
-#include "perfmap.h"
-#include "privhint.h"
-#include "proc.h"
-#include "prof.h"
-#include "r2r.h"
+#include "core/escape.h"
+#include "core/log.h"
+#include "core/outfile.h"
+#include "sym/perfmap.h"
+#include "core/privhint.h"
+#include "core/proc.h"
+#include "prof/prof.h"
+#include "dotnet/r2r.h"
 #include "profile.h"
 #include "profile.skel.h"
-#include "stackcache.h"
-#include "symbolize.h"
-#include "util.h"
+#include "sym/stackcache.h"
+#include "sym/symbolize.h"
+#include "core/util.h"
 
 #define MAX_OUTPUTS 8
 #define DRAIN_NS (2ull * 1000000000ull)

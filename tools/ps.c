@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "escape.h"
-#include "log.h"
-#include "proc.h"
-#include "util.h"
+#include "core/escape.h"
+#include "core/log.h"
+#include "core/proc.h"
+#include "core/util.h"
 
 struct ps_row {
 	struct proc_status st;

@@ -3,7 +3,7 @@
  * the pod and print their arguments and return values, UTF-16 strings
  * (.NET System.String, char16_t*) included. One precompiled BPF program
  * runs a per-probe fetch recipe; events come through a ring buffer and are
- * decoded and formatted here (tools/lib/upfmt.c). */
+ * decoded and formatted here (tools/lib/uprobe/upfmt.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -20,18 +20,18 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "appfile.h"
+#include "core/appfile.h"
 #include "commands.h"
-#include "r2r.h"
-#include "log.h"
-#include "outfile.h"
-#include "privhint.h"
-#include "probespec.h"
-#include "proc.h"
-#include "upfmt.h"
-#include "uplink.h"
-#include "uptarget.h"
-#include "util.h"
+#include "dotnet/r2r.h"
+#include "core/log.h"
+#include "core/outfile.h"
+#include "core/privhint.h"
+#include "uprobe/probespec.h"
+#include "core/proc.h"
+#include "uprobe/upfmt.h"
+#include "uprobe/uplink.h"
+#include "uprobe/uptarget.h"
+#include "core/util.h"
 #include "uprobe.skel.h"
 
 #define DEFAULT_MAX_STR	256

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "util.h"
+#include "core/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

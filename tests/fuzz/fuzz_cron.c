@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cron.h"
+#include "cron/cron.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

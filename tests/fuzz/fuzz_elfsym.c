@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "elfsym.h"
+#include "sym/elfsym.h"
 #include "memfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flamegraph.h"
-#include "folded.h"
+#include "flame/flamegraph.h"
+#include "prof/folded.h"
 
 static int add(void *ctx, const char *const *names, const enum frame_kind *kinds,
 	       size_t depth, uint64_t count, size_t same)

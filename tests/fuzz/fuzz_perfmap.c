@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kallsyms.h"
-#include "perfmap.h"
+#include "sym/kallsyms.h"
+#include "sym/perfmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

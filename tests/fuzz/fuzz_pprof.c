@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "flamegraph.h"
-#include "pprof_read.h"
+#include "flame/flamegraph.h"
+#include "prof/pprof_read.h"
 
 static int add(void *ctx, const char *const *names, const enum frame_kind *kinds,
 	       size_t depth, uint64_t count, size_t same)

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probespec.h"
-#include "upfmt.h"
-#include "utf16.h"
+#include "uprobe/probespec.h"
+#include "uprobe/upfmt.h"
+#include "uprobe/utf16.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

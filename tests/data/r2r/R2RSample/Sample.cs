@@ -1,4 +1,4 @@
-// Fixture for tests/unit/test_r2r.c: every method named here is looked up
+// Fixture for tests/unit/dotnet/test_r2r.c: every method named here is looked up
 // by the test, so keep names and shapes in step with it.
 using System;
 using System.Collections.Generic;

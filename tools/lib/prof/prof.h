@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The in-memory CPU profile: samples (process, thread, symbolized stack
+ * with addresses, mappings and source lines) with counts, plus capture
+ * metadata; and its writers: folded stacks, pprof (gzip'd protobuf,
+ * protobuf-c), JSON and a top table. */
+#ifndef SIDESCOPE_PROF_H
+#define SIDESCOPE_PROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "sym/frame.h"
+
+struct prof_frame {
+	const char *name;	/* copied by the model */
+	enum frame_kind kind;
+	const char *module;	/* "" when none */
+	const char *build_id;	/* "" when none */
+	/* Where, for pprof; 0 and NULL when unknown. */
+	uint64_t addr;		/* in the process: the sampled address, or for a
+				 * caller its return address - 1 (inside its call) */
+	uint64_t map_start;	/* the mapping holding ADDR, as the process had it */
+	uint64_t map_limit;
+	uint64_t map_offset;	/* file offset of MAP_START */
+	const struct frame_line *lines;	/* source lines (frame.h), copied */
+	size_t nlines;
+	struct frame_lines_ref lines_ref;	/* or where to look them up when
+						 * pprof is written: SRC must
+						 * outlive the writers */
+	bool unresolved;	/* NAME stands for an address of an ELF file that
+				 * had no symbol for it ("lib.so+0xOFF"): pprof
+				 * leaves the function out, so that a reader with
+				 * the file's debug info can name it */
+};
+
+/* Who a stack was sampled in. */
+struct prof_sample {
+	uint32_t pid;		/* process (thread group) id */
+	uint32_t tid;		/* thread id */
+	const char *comm;	/* the process's name ("" when unknown) */
+	const char *thread;	/* the thread's name: the root frame of folded
+				 * stacks and flame graphs (perf's comm) */
+};
+
+/* What the capture saw and lost; written into every output. */
+struct prof_meta {
+	unsigned int hz;
+	uint64_t period_ns;
+	uint64_t time_ns;	/* wall-clock start (ns since the epoch) */
+	uint64_t duration_ns;
+	uint64_t samples;	/* counted by BPF */
+	uint64_t lost_ustack;	/* stack walk failed */
+	uint64_t lost_kstack;
+	uint64_t trunc_ustack;	/* deeper than the walk limit */
+	uint64_t trunc_kstack;
+	uint64_t lost_stacks_full;
+	uint64_t lost_counts_full;
+	uint64_t missing_stacks;	/* stack hash not found at drain */
+	uint64_t perfmap_bad_lines;
+};
+
+struct prof;
+
+struct prof *prof__new(void);
+void prof__free(struct prof *p);
+/* Add COUNT samples of one stack of S, outermost frame first. The model
+ * copies what it keeps. Return 0 or -ENOMEM. */
+int prof__add(struct prof *p, const struct prof_sample *s, const struct prof_frame *frames,
+	      size_t n, uint64_t count);
+
+/* How folded stacks, flame graphs and prof__foreach tell stacks apart. By
+ * default (0) one entry per distinct stack, whatever process or thread it
+ * came from, under the thread's name; PROF_SPLIT_PID: one per process, its
+ * root "NAME-PID"; PROF_SPLIT_TID: one per thread, "NAME-PID/TID" (as
+ * FlameGraph's stackcollapse-perf --pid/--tid). pprof and JSON always keep
+ * the process and the thread. */
+#define PROF_SPLIT_PID 0x1u
+#define PROF_SPLIT_TID 0x2u
+void prof__set_split(struct prof *p, unsigned int split);
+void prof__set_meta(struct prof *p, const struct prof_meta *m);
+const struct prof_meta *prof__meta(const struct prof *p);
+uint64_t prof__total(const struct prof *p);
+size_t prof__nstacks(const struct prof *p);
+
+/* Walk the stacks as prof__set_split tells them apart (sorted by root then
+ * frames): names/kinds outermost first with the root (the thread's name,
+ * or its split form) as names[0] (kind FRAME_UNKNOWN). Stops at a non-zero
+ * return of CB and returns it. */
+typedef int (*prof_stack_cb)(void *ctx, const char *const *names,
+			     const enum frame_kind *kinds, size_t n, uint64_t count);
+int prof__foreach(const struct prof *p, prof_stack_cb cb, void *ctx);
+
+/* Writers: return 0 or a negative errno (write errors included). */
+int prof__write_folded(const struct prof *p, FILE *f);
+int prof__write_pprof(const struct prof *p, FILE *f);
+int prof__write_json(const struct prof *p, FILE *f);
+/* Flame graph (tools/lib/flame/flamegraph): TITLE may be NULL. */
+int prof__write_svg(const struct prof *p, FILE *f, const char *title);
+/* Functions by self and total samples, at most LIMIT rows, 80 columns. */
+int prof__write_top(const struct prof *p, FILE *f, size_t limit);
+
+/* The folded-stack suffix of a kind: "_[k]", "_[j]", "_[r]" or "". */
+const char *frame_kind_suffix(enum frame_kind k);
+
+#endif

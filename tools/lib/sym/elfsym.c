@@ -1,0 +1,787 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* ELF function symbols through libelf. The symbols are copied out and the
+ * file closed, so a loaded table holds no descriptor and survives the file
+ * being replaced or deleted. The files are the application's: opened with
+ * appfile (no link out of its root, regular files only), read with pread
+ * (ELF_C_READ: a file truncated under us is a read error, not SIGBUS), and
+ * every size a header claims is checked against the file and a cap before
+ * anything is allocated for it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/appfile.h"
+#include "sym/elfsym.h"
+#include "core/util.h"
+
+/* libstdc++'s demangler; the only C++ we link. */
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+
+struct seg {
+	uint64_t vaddr, filesz, offset;
+};
+
+struct elf_syms {
+	struct elf_sym_info *syms;	/* sorted by addr */
+	size_t n;
+	char *names;			/* pool the syms' names point into */
+	struct seg *segs;
+	size_t nsegs;
+	bool dyn;
+	bool have_symtab;		/* .symtab, not just .dynsym */
+	char build_id[2 * 64 + 1];
+	char *debuglink;		/* .gnu_debuglink's name, or NULL */
+};
+
+struct sym_tmp {
+	uint64_t addr, size;
+	size_t name_off;
+	int bind_rank;			/* global before weak before local */
+};
+
+/* Caps on what a hostile file can make us allocate: sections (a linked
+ * binary has tens, the ELF format allows 2^32), one section's data, and the
+ * string tables kept for the names. */
+#define ELF_MAX_SECTIONS	65536
+#define ELF_SECTION_MAX		(512ull << 20)
+#define ELF_NAMES_MAX		(512ull << 20)
+/* longer names are not demangled (the demangler's cost grows with them) */
+#define DEMANGLE_MAX		4096
+
+/* The data of SCN if its header fits the file (FSIZE bytes) and the cap. */
+static Elf_Data *section_data(Elf_Scn *scn, const GElf_Shdr *sh, uint64_t fsize)
+{
+	if (sh->sh_type == SHT_NOBITS || sh->sh_size > ELF_SECTION_MAX ||
+	    sh->sh_offset > fsize || sh->sh_size > fsize - sh->sh_offset)
+		return NULL;
+	return elf_getdata(scn, NULL);
+}
+
+static uint64_t rd(const unsigned char *p, int n, bool be)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v = be ? v << 8 | p[i] : v | (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* Where an ELF image comes from: a file read with pread, or memory. */
+struct elf_src {
+	int fd;				/* -1: MEM */
+	const unsigned char *mem;
+	uint64_t len;
+};
+
+static ssize_t src_read(const struct elf_src *src, void *buf, size_t n, uint64_t off)
+{
+	if (src->fd >= 0)
+		return pread(src->fd, buf, n, (off_t)off);
+	if (off >= src->len)
+		return 0;
+	if (n > src->len - off)
+		n = (size_t)(src->len - off);
+	memcpy(buf, src->mem + off, n);
+	return (ssize_t)n;
+}
+
+/* Check the section and program header tables an ELF header claims against
+ * the image's size before libelf allocates one record per claimed entry. */
+static int check_headers(const struct elf_src *src, uint64_t fsize)
+{
+	unsigned char h[64], sh0[64];
+	uint64_t shoff, phoff, shnum, phnum, shent, phent;
+	bool is64, be;
+
+	if (src_read(src, h, sizeof(h), 0) < 52 || memcmp(h, ELFMAG, SELFMAG) != 0)
+		return -ENOEXEC;
+	is64 = h[EI_CLASS] == ELFCLASS64;
+	be = h[EI_DATA] == ELFDATA2MSB;
+	if (is64) {
+		phoff = rd(h + 32, 8, be);
+		shoff = rd(h + 40, 8, be);
+		phent = rd(h + 54, 2, be);
+		phnum = rd(h + 56, 2, be);
+		shent = rd(h + 58, 2, be);
+		shnum = rd(h + 60, 2, be);
+	} else {
+		phoff = rd(h + 28, 4, be);
+		shoff = rd(h + 32, 4, be);
+		phent = rd(h + 42, 2, be);
+		phnum = rd(h + 44, 2, be);
+		shent = rd(h + 46, 2, be);
+		shnum = rd(h + 48, 2, be);
+	}
+	if (shoff && (shnum == 0 || phnum == 0xffff)) {
+		/* extended numbering: the counts are in section 0 */
+		if (shent < (is64 ? 64u : 40u) || shoff > fsize ||
+		    src_read(src, sh0, shent > sizeof(sh0) ? sizeof(sh0) : shent, shoff) <
+		    (is64 ? 64 : 40))
+			return -ENOEXEC;
+		if (shnum == 0)
+			shnum = is64 ? rd(sh0 + 32, 8, be) : rd(sh0 + 20, 4, be);
+		if (phnum == 0xffff)
+			phnum = is64 ? rd(sh0 + 44, 4, be) : rd(sh0 + 28, 4, be);
+	}
+	if (shnum > ELF_MAX_SECTIONS || phnum > ELF_MAX_SECTIONS)
+		return -ENOEXEC;
+	if (shoff && (shoff > fsize || shnum * shent > fsize - shoff))
+		return -ENOEXEC;
+	if (phoff && (phoff > fsize || phnum * phent > fsize - phoff))
+		return -ENOEXEC;
+	return 0;
+}
+
+static int read_build_id(Elf *elf, uint64_t fsize, char *out, size_t outsz)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	out[0] = '\0';
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = section_data(scn, &sh, fsize);
+		if (!data)
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    desc_off + nh.n_descsz <= data->d_size &&
+			    memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0) {
+				const unsigned char *d = (unsigned char *)data->d_buf + desc_off;
+				size_t i, n = nh.n_descsz;
+
+				if (n * 2 + 1 > outsz)
+					n = (outsz - 1) / 2;
+				for (i = 0; i < n; i++)
+					sprintf(out + 2 * i, "%02x", d[i]);
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+int elfsym__elf_build_id(Elf *elf, uint64_t fsize, char *out, size_t outsz)
+{
+	return read_build_id(elf, fsize, out, outsz);
+}
+
+/* The name in .gnu_debuglink, or NULL. */
+static const char *read_debuglink(Elf *elf, uint64_t fsize)
+{
+	Elf_Scn *scn = NULL, *strs;
+	GElf_Shdr sh;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	/* elf_strptr reads the section names' table whole: check it first */
+	strs = elf_getscn(elf, shstrndx);
+	if (!strs || !gelf_getshdr(strs, &sh) || !section_data(strs, &sh, fsize))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".gnu_debuglink"))
+			continue;
+		data = section_data(scn, &sh, fsize);
+		if (!data || data->d_size < 2 || !memchr(data->d_buf, '\0', data->d_size))
+			return NULL;
+		return data->d_buf;
+	}
+	return NULL;
+}
+
+static int cmp_tmp(const void *a, const void *b)
+{
+	const struct sym_tmp *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* at one address prefer a sized symbol, then the stronger binding */
+	if ((x->size == 0) != (y->size == 0))
+		return x->size == 0 ? 1 : -1;
+	return x->bind_rank - y->bind_rank;
+}
+
+/* Collect the function symbols of one symbol table section type. Names
+ * point into copies of their string tables appended to *POOL: a table is
+ * copied once however many symbols share its strings. */
+static int collect(Elf *elf, uint64_t fsize, Elf64_Word type, struct sym_tmp **out,
+		   size_t *nout, char **pool, size_t *pool_len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t cap = 0, n = 0, plen = *pool_len;
+	struct sym_tmp *arr = NULL;
+	char *p = *pool;
+	int err = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data, *strd;
+		Elf_Scn *strscn;
+		GElf_Shdr strsh;
+		size_t count, i, base, slen;
+		char *np;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || sh.sh_entsize == 0)
+			continue;
+		data = section_data(scn, &sh, fsize);
+		strscn = elf_getscn(elf, sh.sh_link);
+		if (!data || !strscn || !gelf_getshdr(strscn, &strsh) ||
+		    strsh.sh_type != SHT_STRTAB)
+			continue;
+		strd = section_data(strscn, &strsh, fsize);
+		if (!strd || !strd->d_buf || strd->d_size == 0)
+			continue;
+		slen = strd->d_size;
+		if (plen + slen + 1 > ELF_NAMES_MAX) {
+			err = -EFBIG;
+			goto cleanup;
+		}
+		np = realloc(p, plen + slen + 1);
+		if (!np) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		p = np;
+		base = plen;
+		memcpy(p + base, strd->d_buf, slen);
+		/* a table that does not end in NUL ends here */
+		p[base + slen] = '\0';
+		plen += slen + 1;
+		count = data->d_size / sh.sh_entsize;
+		for (i = 0; i < count; i++) {
+			GElf_Sym sym;
+			int st;
+
+			if (!gelf_getsym(data, (int)i, &sym))
+				continue;
+			st = GELF_ST_TYPE(sym.st_info);
+			if ((st != STT_FUNC && st != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+			    sym.st_value == 0 || sym.st_name >= slen || p[base + sym.st_name] == '\0')
+				continue;
+			if (n == cap) {
+				struct sym_tmp *tmp;
+
+				cap = cap ? cap * 2 : 256;
+				tmp = realloc(arr, cap * sizeof(*arr));
+				if (!tmp) {
+					err = -ENOMEM;
+					goto cleanup;
+				}
+				arr = tmp;
+			}
+			arr[n].addr = sym.st_value;
+			arr[n].size = sym.st_size;
+			arr[n].name_off = base + sym.st_name;
+			arr[n].bind_rank = GELF_ST_BIND(sym.st_info) == STB_GLOBAL ? 0 :
+					   GELF_ST_BIND(sym.st_info) == STB_WEAK ? 1 : 2;
+			n++;
+		}
+	}
+cleanup:
+	*pool = p;
+	*pool_len = plen;
+	if (err) {
+		free(arr);
+		return err;
+	}
+	*out = arr;
+	*nout = n;
+	return 0;
+}
+
+/* libelf over FD (not mapped), after check_headers. *FSIZE gets the size. */
+Elf *elfsym__begin(int fd, uint64_t *fsize)
+{
+	struct elf_src src = { .fd = fd };
+	struct stat st;
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || check_headers(&src, (uint64_t)st.st_size)) {
+		errno = ENOEXEC;
+		return NULL;
+	}
+	*fsize = (uint64_t)st.st_size;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) == ELFCLASSNONE) {
+		if (elf)
+			elf_end(elf);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	return elf;
+}
+
+#define begin_elf elfsym__begin
+
+static Elf *open_elf(const char *path, int *fd, uint64_t *fsize)
+{
+	Elf *elf;
+
+	*fd = appfile__open(path, 0, NULL);
+	if (*fd < 0) {
+		errno = -*fd;
+		return NULL;
+	}
+	elf = begin_elf(*fd, fsize);
+	if (!elf) {
+		close(*fd);
+		*fd = -1;
+		errno = ENOEXEC;
+	}
+	return elf;
+}
+
+/* Load symbols from ELF into s (replacing any). */
+static int load_symbols(struct elf_syms *s, Elf *elf, uint64_t fsize)
+{
+	struct sym_tmp *tmp = NULL;
+	char *pool = NULL;
+	size_t n = 0, pool_len = 0, i, k;
+	int err;
+
+	err = collect(elf, fsize, SHT_SYMTAB, &tmp, &n, &pool, &pool_len);
+	s->have_symtab = !err && n > 0;
+	if (!err && n == 0) {
+		free(tmp);
+		tmp = NULL;
+		err = collect(elf, fsize, SHT_DYNSYM, &tmp, &n, &pool, &pool_len);
+	}
+	if (err)
+		goto fail;
+	if (n)
+		qsort(tmp, n, sizeof(*tmp), cmp_tmp);
+	free(s->syms);
+	free(s->names);
+	s->syms = calloc(n ? n : 1, sizeof(*s->syms));
+	if (!s->syms) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	/* aliases (malloc/__libc_malloc) are all kept for lookups by name; the
+	 * preferred one comes first at its address, for lookups by address */
+	for (i = 0, k = 0; i < n; i++) {
+		s->syms[k].addr = tmp[i].addr;
+		s->syms[k].size = tmp[i].size;
+		s->syms[k].name = (const char *)(uintptr_t)tmp[i].name_off;
+		k++;
+	}
+	s->n = k;
+	s->names = pool;
+	for (i = 0; i < k; i++) {
+		s->syms[i].name = pool + (uintptr_t)s->syms[i].name;
+		if (elfsym__addr_to_offset(s, s->syms[i].addr, &s->syms[i].file_offset))
+			s->syms[i].file_offset = 0;
+	}
+	free(tmp);
+	return 0;
+fail:
+	free(tmp);
+	free(pool);
+	return err;
+}
+
+static int load_segments(struct elf_syms *s, Elf *elf)
+{
+	size_t phnum, i;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return -ENOEXEC;
+	s->segs = calloc(phnum ? phnum : 1, sizeof(*s->segs));
+	if (!s->segs)
+		return -ENOMEM;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		s->segs[s->nsegs].vaddr = ph.p_vaddr;
+		s->segs[s->nsegs].filesz = ph.p_filesz;
+		s->segs[s->nsegs].offset = ph.p_offset;
+		s->nsegs++;
+	}
+	return 0;
+}
+
+/* Open PATH as a candidate debug file: an ELF file whose build id is
+ * BUILD_ID when one is given. Call FN on it; 0 from FN keeps it open and
+ * returns its descriptor. */
+static int try_debug_file(const char *path, const char *build_id, elfsym_debug_fn fn, void *ctx)
+{
+	char id[2 * 64 + 1];
+	uint64_t fsize;
+	Elf *elf;
+	int fd, err = -ENOENT;
+
+	elf = open_elf(path, &fd, &fsize);
+	if (!elf)
+		return -errno;
+	/* a debug file for another build would name the wrong functions */
+	if (build_id && build_id[0] &&
+	    (read_build_id(elf, fsize, id, sizeof(id)) || strcmp(id, build_id)))
+		goto cleanup;
+	err = fn(fd, elf, fsize, path, ctx);
+cleanup:
+	elf_end(elf);
+	if (err) {
+		close(fd);
+		return err < 0 ? err : -ENOENT;
+	}
+	return fd;
+}
+
+int elfsym__find_debug_file(const char *path, const char *root, const char *build_id,
+			    const char *debuglink, elfsym_debug_fn fn, void *ctx)
+{
+	char buf[2 * PATH_MAX + 64], dir[PATH_MAX];
+	const char *slash, *inside;
+	size_t rootlen;
+	int fd;
+
+	root = root ? root : "";
+	rootlen = strlen(root);
+	if (build_id && strlen(build_id) > 2) {
+		snprintf(buf, sizeof(buf), "%s/usr/lib/debug/.build-id/%.2s/%s.debug", root,
+			 build_id, build_id + 2);
+		fd = try_debug_file(buf, build_id, fn, ctx);
+		if (fd >= 0)
+			return fd;
+	}
+	if (!debuglink || !debuglink[0] || strchr(debuglink, '/'))
+		return -ENOENT;
+	slash = strrchr(path, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	/* the file's directory as the process sees it, for /usr/lib/debug/DIR */
+	inside = rootlen && strncmp(dir, root, rootlen) == 0 ? dir + rootlen : dir;
+	snprintf(buf, sizeof(buf), "%s/%s", dir, debuglink);
+	if (strcmp(buf, path) && (fd = try_debug_file(buf, build_id, fn, ctx)) >= 0)
+		return fd;
+	snprintf(buf, sizeof(buf), "%s/.debug/%s", dir, debuglink);
+	if ((fd = try_debug_file(buf, build_id, fn, ctx)) >= 0)
+		return fd;
+	snprintf(buf, sizeof(buf), "%s/usr/lib/debug%s/%s", root, inside, debuglink);
+	fd = try_debug_file(buf, build_id, fn, ctx);
+	return fd >= 0 ? fd : -ENOENT;
+}
+
+/* elfsym_debug_fn: a debug file with a symbol table replaces S's symbols;
+ * one without leaves them as they are. */
+static int take_symbols(int fd, Elf *elf, uint64_t fsize, const char *path, void *ctx)
+{
+	struct elf_syms *s = ctx, t = *s;
+	int err;
+
+	t.syms = NULL;
+	t.names = NULL;
+	t.n = 0;
+	err = load_symbols(&t, elf, fsize);
+	if (err)
+		return err;
+	if (!t.n) {
+		free(t.syms);
+		free(t.names);
+		return -ENOENT;
+	}
+	free(s->syms);
+	free(s->names);
+	s->syms = t.syms;
+	s->names = t.names;
+	s->n = t.n;
+	s->have_symtab = t.have_symtab;
+	return 0;
+}
+
+static void find_debug_symbols(struct elf_syms *s, const char *path, const char *root)
+{
+	int fd = elfsym__find_debug_file(path, root, s->build_id, s->debuglink, take_symbols, s);
+
+	if (fd >= 0)
+		close(fd);
+}
+
+struct elf_syms *elfsym__load_fd(int fd, const char *path, const char *debug_root)
+{
+	struct elf_syms *s = NULL;
+	const char *link;
+	uint64_t fsize;
+	GElf_Ehdr eh;
+	Elf *elf;
+	int err;
+
+	elf = begin_elf(fd, &fsize);
+	if (!elf)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (!gelf_getehdr(elf, &eh)) {
+		err = -ENOEXEC;
+		goto fail;
+	}
+	s->dyn = eh.e_type == ET_DYN;
+	err = load_segments(s, elf);
+	if (err)
+		goto fail;
+	read_build_id(elf, fsize, s->build_id, sizeof(s->build_id));
+	err = load_symbols(s, elf, fsize);
+	if (err)
+		goto fail;
+	link = read_debuglink(elf, fsize);
+	if (link && !(s->debuglink = strdup(link))) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	elf_end(elf);
+	elf = NULL;
+	/* stripped (no .symtab): a separate debug file has the full table */
+	if (!s->have_symtab)
+		find_debug_symbols(s, path, debug_root);
+	return s;
+fail:
+	if (elf)
+		elf_end(elf);
+	elfsym__free(s);
+	errno = -err;
+	return NULL;
+}
+
+struct elf_syms *elfsym__load_mem(const void *image, size_t len)
+{
+	struct elf_src src = { .fd = -1, .mem = image, .len = len };
+	struct elf_syms *s = NULL;
+	char *copy = NULL;
+	GElf_Ehdr eh;
+	Elf *elf = NULL;
+	int err = -ENOEXEC;
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	if (len > ELF_SECTION_MAX || check_headers(&src, len))
+		goto fail;
+	/* libelf may write to what it is given; the image may be read-only */
+	copy = malloc(len ? len : 1);
+	if (!copy) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	memcpy(copy, image, len);
+	elf = elf_memory(copy, len);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) == ELFCLASSNONE ||
+	    !gelf_getehdr(elf, &eh))
+		goto fail;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	s->dyn = eh.e_type == ET_DYN;
+	err = load_segments(s, elf);
+	if (!err) {
+		read_build_id(elf, len, s->build_id, sizeof(s->build_id));
+		err = load_symbols(s, elf, len);
+	}
+	if (err)
+		goto fail;
+	elf_end(elf);
+	free(copy);
+	return s;
+fail:
+	if (elf)
+		elf_end(elf);
+	free(copy);
+	elfsym__free(s);
+	errno = -err;
+	return NULL;
+}
+
+struct elf_syms *elfsym__load(const char *path, const char *debug_root)
+{
+	struct elf_syms *s;
+	int fd = appfile__open(path, 0, NULL), err;
+
+	if (fd < 0) {
+		/* a path that is not a file is not an ELF file */
+		errno = fd == -APPFILE_ENOTREG ? ENOEXEC : -fd;
+		return NULL;
+	}
+	s = elfsym__load_fd(fd, path, debug_root);
+	err = errno;
+	close(fd);
+	errno = err;
+	return s;
+}
+
+void elfsym__free(struct elf_syms *s)
+{
+	if (!s)
+		return;
+	free(s->syms);
+	free(s->names);
+	free(s->segs);
+	free(s->debuglink);
+	free(s);
+}
+
+const char *elfsym__debuglink(const struct elf_syms *s)
+{
+	return s->debuglink;
+}
+
+const char *elfsym__build_id(const struct elf_syms *s)
+{
+	return s->build_id;
+}
+
+size_t elfsym__count(const struct elf_syms *s)
+{
+	return s->n;
+}
+
+bool elfsym__is_dyn(const struct elf_syms *s)
+{
+	return s->dyn;
+}
+
+int elfsym__offset_to_addr(const struct elf_syms *s, uint64_t off, uint64_t *addr)
+{
+	size_t i;
+
+	for (i = 0; i < s->nsegs; i++) {
+		const struct seg *g = &s->segs[i];
+
+		if (off >= g->offset && off < g->offset + g->filesz) {
+			*addr = off - g->offset + g->vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int elfsym__addr_to_offset(const struct elf_syms *s, uint64_t addr, uint64_t *off)
+{
+	size_t i;
+
+	for (i = 0; i < s->nsegs; i++) {
+		const struct seg *g = &s->segs[i];
+
+		if (addr >= g->vaddr && addr < g->vaddr + g->filesz) {
+			*off = addr - g->vaddr + g->offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+const struct elf_sym_info *elfsym__lookup_addr(const struct elf_syms *s, uint64_t addr,
+					       uint64_t *delta)
+{
+	size_t lo = 0, hi = s->n;
+	const struct elf_sym_info *e;
+
+	/* last symbol starting at or below addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	lo--;
+	while (lo > 0 && s->syms[lo - 1].addr == s->syms[lo].addr)
+		lo--;
+	e = &s->syms[lo];
+	if (e->size && addr >= e->addr + e->size)
+		return NULL;
+	if (delta)
+		*delta = addr - e->addr;
+	return e;
+}
+
+char *elfsym__demangle(const char *name)
+{
+	int status = 0;
+	char *d;
+
+	if (strncmp(name, "_Z", 2) != 0 || strnlen(name, DEMANGLE_MAX + 1) > DEMANGLE_MAX)
+		return NULL;
+	d = __cxa_demangle(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* "ns::f(int) const" -> length of "ns::f" (up to the parameter list). */
+static size_t without_params(const char *d)
+{
+	size_t i, len = strlen(d);
+	int depth = 0;
+
+	if (len == 0 || (d[len - 1] != ')' && !strstr(d, ") ")))
+		return len;
+	/* the parameter list is the last top-level '(' */
+	for (i = len; i-- > 0;) {
+		if (d[i] == ')')
+			depth++;
+		else if (d[i] == '(' && --depth == 0)
+			return i;
+	}
+	return len;
+}
+
+size_t elfsym__lookup_name(const struct elf_syms *s, const char *name,
+			   const struct elf_sym_info **out, size_t max)
+{
+	size_t i, found = 0, nlen = strlen(name);
+
+	for (i = 0; i < s->n; i++) {
+		const struct elf_sym_info *e = &s->syms[i];
+		bool match = strcmp(e->name, name) == 0;
+
+		if (!match && e->name[0] == '_' && e->name[1] == 'Z') {
+			char *d = elfsym__demangle(e->name);
+
+			if (d)
+				match = strcmp(d, name) == 0 ||
+					(without_params(d) == nlen && strncmp(d, name, nlen) == 0);
+			free(d);
+		}
+		if (!match)
+			continue;
+		if (found < max)
+			out[found] = e;
+		found++;
+	}
+	return found;
+}

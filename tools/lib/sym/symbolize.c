@@ -1,0 +1,863 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The symbolizer: per-process state (maps, perf map, start time), a cache of
+ * files by identity, kernel symbols, and an intern table that gives every
+ * name a stable pointer for the profile model. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/appfile.h"
+#include "sym/dwline.h"
+#include "sym/elfsym.h"
+#include "sym/kallsyms.h"
+#include "core/log.h"
+#include "sym/perfmap.h"
+#include "core/proc.h"
+#include "sym/symbolize.h"
+#include "core/util.h"
+
+struct sym_file {
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	const char *path;	/* as the process names it (interned) */
+	const char *build_id;	/* interned */
+	struct elf_syms *elf;
+	struct dwline *dw;	/* its DWARF lines, NULL when none */
+	bool elf_shared;	/* elf, dw belong to another entry (same build id) */
+	void *pe;		/* PE resolver's handle */
+	bool tried;
+};
+
+struct sym_proc {
+	pid_t pid;
+	pid_t nstgid;
+	uint64_t start_time;
+	const char *comm;
+	struct proc_maps *maps;
+	struct sym_file **files;	/* per map, resolved lazily */
+	struct perfmap *perfmap;
+	char *perfmap_path;	/* the perf map read (malloc'd), NULL: none */
+	struct stat perfmap_version;	/* of the file perfmap was read from */
+	bool perfmap_tried;
+	bool perfmap_refused;	/* a FIFO, device...: said once */
+	bool perfmap_capped;	/* over perfmap__max(): said once */
+	uint64_t used;		/* sweep count when last watched or looked up */
+	uint64_t gone;		/* sweep count when first seen gone, 0: alive */
+	uint64_t maps_read;	/* sweep count + 1 when the maps were last read */
+	uint64_t revisited;	/* sweep count + 1 of the last symbolizer__revisit */
+	/* its own vDSO, when not the size of ours: for vdso_start, of the
+	 * process that started at vdso_stime (the PID may be reused) */
+	const struct elf_syms *vdso;
+	uint64_t vdso_start, vdso_stime;
+};
+
+struct symbolizer {
+	char **strs;		/* open-addressing intern table */
+	size_t strs_cap, strs_n;
+	struct sym_proc **procs;
+	size_t nprocs;
+	struct sym_proc *last;
+	struct sym_file **files;
+	size_t nfiles;
+	struct kallsyms *ks;
+	bool ks_tried;
+	const struct pe_resolver *pe;
+	uint64_t sweeps;
+	struct symbolizer_stats st;
+	struct elf_syms *vdso_self;	/* this process's vDSO: the kernel's */
+	size_t vdso_len;
+	bool vdso_tried;
+	struct elf_syms **vdsos;	/* copies of targets' other vDSOs */
+	size_t nvdsos;
+};
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+const char *symbolizer__intern(struct symbolizer *sz, const char *s)
+{
+	size_t i;
+
+	if (sz->strs_n * 2 >= sz->strs_cap) {
+		size_t ncap = sz->strs_cap ? sz->strs_cap * 2 : 1024, j;
+		char **n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (j = 0; j < sz->strs_cap; j++) {
+			if (!sz->strs[j])
+				continue;
+			i = str_hash(sz->strs[j]) & (ncap - 1);
+			while (n[i])
+				i = (i + 1) & (ncap - 1);
+			n[i] = sz->strs[j];
+		}
+		free(sz->strs);
+		sz->strs = n;
+		sz->strs_cap = ncap;
+	}
+	i = str_hash(s) & (sz->strs_cap - 1);
+	while (sz->strs[i]) {
+		if (strcmp(sz->strs[i], s) == 0)
+			return sz->strs[i];
+		i = (i + 1) & (sz->strs_cap - 1);
+	}
+	sz->strs[i] = strdup(s);
+	if (!sz->strs[i])
+		return NULL;
+	sz->strs_n++;
+	return sz->strs[i];
+}
+
+struct symbolizer *symbolizer__new(void)
+{
+	struct symbolizer *sz = calloc(1, sizeof(*sz));
+
+	if (sz && !symbolizer__intern(sz, "")) {
+		free(sz);
+		return NULL;
+	}
+	return sz;
+}
+
+void symbolizer__set_pe_resolver(struct symbolizer *sz, const struct pe_resolver *r)
+{
+	sz->pe = r;
+}
+
+static void proc_drop_maps(struct sym_proc *p)
+{
+	proc_maps__free(p->maps);
+	free(p->files);
+	p->maps = NULL;
+	p->files = NULL;
+}
+
+static void proc_free(struct sym_proc *p)
+{
+	if (!p)
+		return;
+	proc_drop_maps(p);
+	perfmap__free(p->perfmap);
+	free(p->perfmap_path);
+	free(p);
+}
+
+void symbolizer__free(struct symbolizer *sz)
+{
+	size_t i;
+
+	if (!sz)
+		return;
+	for (i = 0; i < sz->nprocs; i++)
+		proc_free(sz->procs[i]);
+	free(sz->procs);
+	for (i = 0; i < sz->nfiles; i++) {
+		if (!sz->files[i]->elf_shared) {
+			elfsym__free(sz->files[i]->elf);
+			dwline__free(sz->files[i]->dw);
+		}
+		if (sz->files[i]->pe && sz->pe)
+			sz->pe->close(sz->files[i]->pe);
+		free(sz->files[i]);
+	}
+	free(sz->files);
+	for (i = 0; i < sz->strs_cap; i++)
+		free(sz->strs[i]);
+	free(sz->strs);
+	kallsyms__free(sz->ks);
+	elfsym__free(sz->vdso_self);
+	for (i = 0; i < sz->nvdsos; i++)
+		elfsym__free(sz->vdsos[i]);
+	free(sz->vdsos);
+	free(sz);
+}
+
+static struct sym_proc *find_proc(struct symbolizer *sz, pid_t pid)
+{
+	size_t i;
+
+	if (sz->last && sz->last->pid == pid) {
+		sz->last->used = sz->sweeps;
+		return sz->last;
+	}
+	for (i = 0; i < sz->nprocs; i++)
+		if (sz->procs[i]->pid == pid) {
+			sz->procs[i]->used = sz->sweeps;
+			return sz->last = sz->procs[i];
+		}
+	return NULL;
+}
+
+/* Samples of a process are drained at most one drain after it exits (the
+ * count maps flip at every drain); two sweeps leave one drain of margin. */
+#define SWEEP_GRACE 2
+
+size_t symbolizer__sweep(struct symbolizer *sz)
+{
+	size_t i = 0, freed = 0;
+
+	sz->sweeps++;
+	while (i < sz->nprocs) {
+		struct sym_proc *p = sz->procs[i];
+		uint64_t start, since;
+
+		if (!p->gone && (proc__start_time(p->pid, &start) || start != p->start_time))
+			p->gone = sz->sweeps;	/* exited, or its PID now names another */
+		/* a JIT may have written the entries missed so far */
+		p->perfmap_tried = false;
+		since = p->gone > p->used ? p->gone : p->used;
+		if (!p->gone || sz->sweeps - since < SWEEP_GRACE) {
+			i++;
+			continue;
+		}
+		if (sz->last == p)
+			sz->last = NULL;
+		proc_free(p);
+		sz->procs[i] = sz->procs[--sz->nprocs];
+		sz->st.evicted++;
+		freed++;
+	}
+	return freed;
+}
+
+/* (Re)load the perf map when it appeared or changed (grew, was rewritten in
+ * place or replaced). A map that disappeared keeps its last version. */
+static void refresh_perfmap(struct symbolizer *sz, struct sym_proc *p)
+{
+	const struct stat *v = &p->perfmap_version;
+	char path[PATH_MAX];
+	struct perfmap *pm;
+	struct stat sb;
+	int fd;
+
+	fd = proc__perfmap_open(p->pid, p->nstgid, path, sizeof(path), &sb);
+	if (fd < 0) {
+		if (fd == -APPFILE_ENOTREG && !p->perfmap_refused) {
+			p->perfmap_refused = true;
+			p_warn("pid %d: perf map %s is not a regular file; ignored", (int)p->pid, path);
+		}
+		return;
+	}
+	if (p->perfmap && p->perfmap_path && strcmp(path, p->perfmap_path) == 0 &&
+	    sb.st_ino == v->st_ino && sb.st_dev == v->st_dev && sb.st_size == v->st_size &&
+	    sb.st_mtim.tv_sec == v->st_mtim.tv_sec && sb.st_mtim.tv_nsec == v->st_mtim.tv_nsec) {
+		close(fd);
+		return;
+	}
+	pm = perfmap__load_live_fd(fd, &sb);
+	if (!pm) {
+		p_debug("cannot read perf map %s: %s", path, strerror(errno));
+		close(fd);
+		return;
+	}
+	close(fd);
+	if (perfmap__skipped(pm) && !p->perfmap_capped) {
+		p->perfmap_capped = true;
+		sz->st.perfmap_capped++;
+		p_warn("pid %d: perf map %s holds more than %zu MiB; its oldest %zu MiB are left "
+		       "out (--max-perf-map raises the limit)", (int)p->pid, path,
+		       perfmap__max() >> 20, (perfmap__skipped(pm) + (1u << 20) - 1) >> 20);
+	}
+	if (p->perfmap) {
+		sz->st.perfmap_reloads++;
+		sz->st.perfmap_bad_lines -= perfmap__bad_lines(p->perfmap);
+	}
+	sz->st.perfmap_bad_lines += perfmap__bad_lines(pm);
+	perfmap__free(p->perfmap);
+	p->perfmap = pm;
+	free(p->perfmap_path);
+	p->perfmap_path = strdup(path);	/* NULL: read again next time */
+	p->perfmap_version = sb;
+	p_debug("pid %d: perf map %s, %zu entries, %zu bad lines", (int)p->pid, path,
+		perfmap__count(pm), perfmap__bad_lines(pm));
+}
+
+static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size_t idx);
+static bool is_symbol_file(const struct proc_map *m);
+
+/* symbolizer__watch, for the process that started at WANT (0: any). */
+static int watch(struct symbolizer *sz, pid_t pid, uint64_t want)
+{
+	struct proc_status status;
+	struct sym_proc *p = find_proc(sz, pid);
+	struct proc_maps *maps;
+	uint64_t start = 0, again = 0;
+
+	if (proc__start_time(pid, &start) || proc__read_status(pid, &status))
+		return p ? 0 : -ESRCH;	/* gone: keep what was captured */
+	if (want && start != want)
+		return -ESRCH;	/* another process has the PID now */
+	if (p && p->start_time != start) {
+		/* the PID was reused: nothing captured still applies */
+		sz->st.pid_reuse++;
+		proc_drop_maps(p);
+		perfmap__free(p->perfmap);
+		p->perfmap = NULL;
+		free(p->perfmap_path);
+		p->perfmap_path = NULL;
+	}
+	if (!p) {
+		struct sym_proc **n = realloc(sz->procs, (sz->nprocs + 1) * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		sz->procs = n;
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		sz->procs[sz->nprocs++] = p;
+		sz->st.processes++;
+		p->pid = pid;
+		p->used = sz->sweeps;
+	}
+	p->gone = 0;
+	p->start_time = start;
+	p->nstgid = status.nstgid ? status.nstgid : pid;
+	p->comm = symbolizer__intern(sz, status.name);
+	maps = proc_maps__load(pid);
+	if (maps && (proc__start_time(pid, &again) || again != start)) {
+		/* the process exited while we read: the maps may be another's */
+		proc_maps__free(maps);
+		maps = NULL;
+	}
+	if (maps) {
+		proc_drop_maps(p);
+		p->maps = maps;
+		p->maps_read = sz->sweeps + 1;
+		p->files = calloc(maps->n ? maps->n : 1, sizeof(*p->files));
+		if (!p->files) {
+			proc_drop_maps(p);
+			return -ENOMEM;
+		}
+		/* open the executable files now: once the process exits,
+		 * /proc/PID/root and map_files are gone */
+		for (size_t i = 0; i < maps->n; i++)
+			if (maps->maps[i].perms[2] == 'x' && is_symbol_file(&maps->maps[i]) &&
+			    !map_file(sz, p, i))
+				return -ENOMEM;
+	}
+	p->perfmap_tried = false;
+	refresh_perfmap(sz, p);
+	return 0;
+}
+
+int symbolizer__watch(struct symbolizer *sz, pid_t pid)
+{
+	return watch(sz, pid, 0);
+}
+
+int symbolizer__watch_start(struct symbolizer *sz, pid_t pid, uint64_t start)
+{
+	return watch(sz, pid, start);
+}
+
+int symbolizer__revisit(struct symbolizer *sz, pid_t pid, uint64_t start,
+			const uint64_t *ips, size_t n)
+{
+	struct sym_proc *p = find_proc(sz, pid);
+	size_t i;
+
+	if (!p || (p->gone && p->revisited != sz->sweeps + 1)) {
+		/* never watched (its report was lost or is still queued), or
+		 * seen gone: the PID may name a new process now */
+		if (p)
+			p->revisited = sz->sweeps + 1;
+		return watch(sz, pid, start);
+	}
+	if (p->revisited != sz->sweeps + 1) {
+		p->revisited = sz->sweeps + 1;
+		/* a perf map that changed is read again; one that appeared
+		 * is found when a lookup misses (perfmap_tried) */
+		if (p->perfmap)
+			refresh_perfmap(sz, p);
+	}
+	if (p->gone || p->maps_read == sz->sweeps + 1)
+		return 0;	/* read once this drain already */
+	for (i = 0; i < n; i++)
+		if (!p->maps || !proc_maps__find(p->maps, ips[i]))
+			return watch(sz, pid, start);	/* mapped since (dlopen, JIT) */
+	return 0;
+}
+
+const char *symbolizer__comm(struct symbolizer *sz, pid_t pid)
+{
+	struct sym_proc *p = find_proc(sz, pid);
+
+	return p ? p->comm : NULL;
+}
+
+static bool is_pe_path(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 4 && (strcasecmp(path + n - 4, ".dll") == 0 ||
+			 strcasecmp(path + n - 4, ".exe") == 0);
+}
+
+static const char *intern_cb(void *ctx, const char *s)
+{
+	return symbolizer__intern(ctx, s);
+}
+
+static int lines_cb(void *src, uint64_t vaddr, const struct frame_line **out)
+{
+	return dwline__lookup(src, vaddr, out);
+}
+
+/* Open the file of map M of process P: the file cache by identity. */
+static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size_t idx)
+{
+	const struct proc_map *m = &p->maps->maps[idx];
+	char path[PATH_MAX + 64], clean[PATH_MAX], root[64];
+	struct sym_file *f = NULL, **n;
+	struct stat sb;
+	size_t i, len;
+	int fd;
+
+	if (p->files[idx])
+		return p->files[idx];
+	for (i = 0; i < sz->nfiles; i++) {
+		f = sz->files[i];
+		if (f->inode == m->inode && f->dev_major == m->dev_major &&
+		    f->dev_minor == m->dev_minor)
+			return p->files[idx] = f;
+	}
+	n = realloc(sz->files, (sz->nfiles + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	sz->files = n;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	sz->files[sz->nfiles++] = f;
+	sz->st.files++;
+	f->dev_major = m->dev_major;
+	f->dev_minor = m->dev_minor;
+	f->inode = m->inode;
+	snprintf(clean, sizeof(clean), "%s", m->path);
+	len = strlen(clean);
+	if (len > 10 && strcmp(clean + len - 10, " (deleted)") == 0)
+		clean[len - 10] = '\0';
+	f->path = symbolizer__intern(sz, clean);
+	f->build_id = "";
+	p->files[idx] = f;
+
+	/* the process's own view of the file (resolved inside its root), if
+	 * it is still the same file; else the mapping itself (deleted or
+	 * replaced files) */
+	snprintf(path, sizeof(path), "%s/%d/root%s", proc__root(), (int)p->pid, clean);
+	fd = appfile__open(path, 0, &sb);
+	if (fd >= 0 && sb.st_ino != m->inode) {
+		close(fd);
+		fd = -ENOENT;
+	}
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "%s/%d/map_files/%llx-%llx", proc__root(),
+			 (int)p->pid, (unsigned long long)m->start, (unsigned long long)m->end);
+		fd = appfile__open(path, 0, &sb);
+	}
+	f->tried = true;
+	if (fd < 0) {
+		if (fd == -EACCES || fd == -EPERM)
+			sz->st.files_denied++;
+		p_debug("cannot open %s (%s): %s", clean, path, appfile__strerror(fd));
+		return f;
+	}
+	if (is_pe_path(clean)) {
+		/* the resolver opens the very file checked here */
+		if (sz->pe) {
+			char self[64];
+
+			snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+			f->pe = sz->pe->open(self);
+		}
+		close(fd);
+		return f;
+	}
+	snprintf(root, sizeof(root), "%s/%d/root", proc__root(), (int)p->pid);
+	f->elf = elfsym__load_fd(fd, path, root);
+	if (!f->elf) {
+		p_debug("no ELF symbols for %s (%s): %s", clean, path, strerror(errno));
+		close(fd);
+		return f;
+	}
+	f->build_id = symbolizer__intern(sz, elfsym__build_id(f->elf));
+	if (!f->build_id) {
+		f->build_id = "";
+		close(fd);
+		return f;
+	}
+	/* the same file under another identity (the same library in two
+	 * containers): keep one copy of its symbols and lines */
+	for (i = 0; f->build_id[0] && i + 1 < sz->nfiles; i++) {
+		struct sym_file *o = sz->files[i];
+
+		if (o->elf && o->build_id == f->build_id) {
+			elfsym__free(f->elf);
+			f->elf = o->elf;
+			f->dw = o->dw;
+			f->elf_shared = true;
+			break;
+		}
+	}
+	/* its DWARF (or its debug file's), read when a line is asked for */
+	if (!f->elf_shared) {
+		f->dw = dwline__new(fd, path, root, f->build_id, elfsym__debuglink(f->elf),
+				    intern_cb, sz);
+		if (!f->dw && errno != ENOENT)
+			p_debug("no source lines for %s: %s", clean, strerror(errno));
+	}
+	close(fd);
+	return f;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* Names longer than this (the app chooses its symbols and perf-map lines)
+ * are cut, at a character boundary, with "...". */
+#define NAME_MAX_LEN 1024
+
+static int set_name(struct symbolizer *sz, struct sym_frame *out, const char *name)
+{
+	size_t len = strnlen(name, NAME_MAX_LEN + 1);
+
+	if (len > NAME_MAX_LEN) {
+		char cut[NAME_MAX_LEN + 4];
+
+		len = NAME_MAX_LEN;
+		/* not inside a UTF-8 sequence */
+		while (len > 0 && ((unsigned char)name[len] & 0xc0) == 0x80)
+			len--;
+		memcpy(cut, name, len);
+		memcpy(cut + len, "...", 4);
+		out->name = symbolizer__intern(sz, cut);
+	} else {
+		out->name = symbolizer__intern(sz, name);
+	}
+	return out->name ? 0 : -ENOMEM;
+}
+
+static int unknown(struct symbolizer *sz, struct sym_frame *out)
+{
+	sz->st.unknown++;
+	out->kind = FRAME_UNKNOWN;
+	out->module = "";
+	out->build_id = "";
+	return set_name(sz, out, "[unknown]");
+}
+
+/* Whether a mapping holds a file worth reading symbols from. JIT runtimes
+ * also map code from memfds (.NET's double mapping: "/memfd:doublemapper")
+ * or deleted scratch files: their names come from the perf map. */
+static bool is_symbol_file(const struct proc_map *m)
+{
+	return m->path[0] == '/' && m->inode && !str_has_prefix(m->path, "/memfd:") &&
+	       !str_has_prefix(m->path, "/dev/") && !str_has_prefix(m->path, "/SYSV");
+}
+
+static const char *perfmap_name(struct symbolizer *sz, struct sym_proc *p, uint64_t ip)
+{
+	const char *name = perfmap__lookup(p->perfmap, ip, NULL);
+
+	if (!name && !p->perfmap_tried) {
+		/* a JIT may have written the entry since the last look */
+		p->perfmap_tried = true;
+		refresh_perfmap(sz, p);
+		name = perfmap__lookup(p->perfmap, ip, NULL);
+	}
+	return name;
+}
+
+/* Where OUT's address is: IP in mapping M (NULL: none known). */
+static void set_where(struct sym_frame *out, uint64_t ip, const struct proc_map *m)
+{
+	out->addr = ip;
+	out->map_start = m ? m->start : 0;
+	out->map_limit = m ? m->end : 0;
+	out->map_offset = m ? m->offset : 0;
+	out->lines = (struct frame_lines_ref){ 0 };
+	out->unresolved = false;
+}
+
+/* The vDSO image mapped at BASE in this process, LEN bytes as our own maps
+ * say: the kernel's, the same in every process of its ABI. */
+static void load_self_vdso(struct symbolizer *sz)
+{
+	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	struct proc_maps *maps = NULL;
+	const struct proc_map *m;
+	char *buf = NULL;
+	size_t len;
+
+	if (!base || read_file("/proc/self/maps", &buf, &len, 64u << 20) ||
+	    proc_maps__parse(buf, len, &maps))
+		goto out;
+	m = proc_maps__find(maps, base);
+	if (m && m->start == base && strcmp(m->path, "[vdso]") == 0) {
+		sz->vdso_len = m->end - m->start;
+		sz->vdso_self = elfsym__load_mem((const void *)base, sz->vdso_len);
+	}
+out:
+	proc_maps__free(maps);
+	free(buf);
+}
+
+/* A copy of P's own vDSO (mapping M), read from /proc/PID/mem and checked
+ * as any ELF image; kept for the capture. NULL when unreadable. */
+static const struct elf_syms *target_vdso(struct symbolizer *sz, struct sym_proc *p,
+					  const struct proc_map *m)
+{
+	size_t len = m->end - m->start, i;
+	struct elf_syms *es = NULL, **n;
+	char path[64];
+	void *buf;
+	ssize_t got;
+	int fd;
+
+	/* 64 processes of another ABI are plenty; more are not named */
+	if (len > (1u << 20) || sz->nvdsos >= 64)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%d/mem", proc__root(), (int)p->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	buf = malloc(len);
+	got = buf ? pread(fd, buf, len, (off_t)m->start) : -1;
+	close(fd);
+	if (got > 0)
+		es = elfsym__load_mem(buf, (size_t)got);
+	free(buf);
+	if (!es)
+		return NULL;
+	for (i = 0; i < sz->nvdsos; i++)
+		if (elfsym__build_id(es)[0] &&
+		    strcmp(elfsym__build_id(sz->vdsos[i]), elfsym__build_id(es)) == 0) {
+			elfsym__free(es);
+			return sz->vdsos[i];
+		}
+	n = realloc(sz->vdsos, (sz->nvdsos + 1) * sizeof(*n));
+	if (!n) {
+		elfsym__free(es);
+		return NULL;
+	}
+	sz->vdsos = n;
+	sz->vdsos[sz->nvdsos++] = es;
+	return es;
+}
+
+/* Name IP in P's vDSO (mapping M). Return 0 when named, 1 when not. */
+static int vdso_name(struct symbolizer *sz, struct sym_proc *p, const struct proc_map *m,
+		     uint64_t ip, struct sym_frame *out)
+{
+	const struct elf_syms *es;
+	const struct elf_sym_info *si;
+	uint64_t vaddr, delta;
+
+	if (!sz->vdso_tried) {
+		sz->vdso_tried = true;
+		load_self_vdso(sz);
+	}
+	if (sz->vdso_self && m->end - m->start == sz->vdso_len) {
+		es = sz->vdso_self;
+	} else {
+		/* another size: another ABI's vDSO (a 32-bit process) */
+		if (p->vdso_start != m->start || p->vdso_stime != p->start_time) {
+			p->vdso_start = m->start;
+			p->vdso_stime = p->start_time;
+			p->vdso = target_vdso(sz, p, m);
+		}
+		es = p->vdso;
+	}
+	if (!es || elfsym__offset_to_addr(es, ip - m->start, &vaddr))
+		return 1;
+	si = elfsym__lookup_addr(es, vaddr, &delta);
+	if (!si)
+		return 1;
+	out->kind = FRAME_NATIVE;
+	out->module = symbolizer__intern(sz, "[vdso]");
+	out->build_id = symbolizer__intern(sz, elfsym__build_id(es));
+	if (!out->module || !out->build_id)
+		return -ENOMEM;
+	return set_name(sz, out, si->name);
+}
+
+/* A caller's address in a mapping that is not executable: no return
+ * address but what a frame-pointer walk through code without frame
+ * pointers found (a data pointer). Named for the mapping, not for the
+ * offset, so that such frames do not split a flame graph; given no module,
+ * so that no reader of the pprof takes the data for code of that file. */
+static int not_code(struct symbolizer *sz, const struct proc_map *m, struct sym_frame *out)
+{
+	char buf[PATH_MAX + 32];
+	size_t len = strlen(m->path);
+
+	out->kind = FRAME_UNKNOWN;
+	out->module = "";
+	out->build_id = "";
+	out->map_start = out->map_limit = out->map_offset = 0;
+	if (len > 10 && strcmp(m->path + len - 10, " (deleted)") == 0)
+		len -= 10;
+	if (m->path[0] == '[' && len > 2 && m->path[len - 1] == ']')
+		/* [heap], [stack], [anon:NAME] */
+		snprintf(buf, sizeof(buf), "[not code: %.*s]", (int)(len - 2), m->path + 1);
+	else if (m->path[0])
+		snprintf(buf, sizeof(buf), "[not code: %.*s]", (int)(len - (size_t)(base_name(m->path) -
+			 m->path)), base_name(m->path));
+	else
+		snprintf(buf, sizeof(buf), "[not code]");
+	return set_name(sz, out, buf);
+}
+
+int symbolizer__user(struct symbolizer *sz, pid_t pid, uint64_t ip, struct sym_frame *out)
+{
+	return symbolizer__user_at(sz, pid, ip, 0, out);
+}
+
+int symbolizer__user_at(struct symbolizer *sz, pid_t pid, uint64_t ip, unsigned int flags,
+			struct sym_frame *out)
+{
+	struct sym_proc *p = find_proc(sz, pid);
+	const struct proc_map *m = NULL;
+	struct sym_file *f = NULL;
+	char buf[1024];
+	const char *name;
+	uint64_t off = 0, vaddr, delta;
+	bool code;
+	int err;
+
+	set_where(out, ip, NULL);
+	if (!p)
+		return unknown(sz, out);
+	if (p->maps)
+		m = proc_maps__find(p->maps, ip);
+	set_where(out, ip, m);
+	code = !m || m->perms[2] == 'x' || !(flags & SYM_CALLER);
+	if (m && strcmp(m->path, "[vdso]") == 0) {
+		err = vdso_name(sz, p, m, ip, out);
+		if (err <= 0)
+			return err;
+	}
+	if (m && code && is_symbol_file(m)) {
+		f = map_file(sz, p, m - p->maps->maps);
+		if (!f)
+			return -ENOMEM;
+		off = ip - m->start + m->offset;
+		out->module = f->path;
+		out->build_id = f->build_id;
+		if (f->elf && elfsym__offset_to_addr(f->elf, off, &vaddr) == 0) {
+			const struct elf_sym_info *si = elfsym__lookup_addr(f->elf, vaddr, &delta);
+
+			if (si) {
+				char *dm = elfsym__demangle(si->name);
+
+				out->kind = FRAME_NATIVE;
+				err = set_name(sz, out, dm ? dm : si->name);
+				free(dm);
+				if (f->dw)
+					out->lines = (struct frame_lines_ref){ lines_cb, f->dw, vaddr };
+				return err;
+			}
+		}
+		if (f->pe && sz->pe && sz->pe->lookup(f->pe, off, buf, sizeof(buf)) == 0) {
+			out->kind = FRAME_R2R;
+			return set_name(sz, out, buf);
+		}
+	}
+	/* anonymous memory, memfds, or an address no map held when the maps
+	 * were read: JIT code, named by the perf map (a JIT's pages may have
+	 * been writable when the maps were read) */
+	name = perfmap_name(sz, p, ip);
+	if (name) {
+		out->kind = FRAME_JIT;
+		out->module = "[jit]";
+		out->build_id = "";
+		return set_name(sz, out, name);
+	}
+	if (!code)
+		return not_code(sz, m, out);
+	if (f) {
+		/* the module is known: never a bare number */
+		snprintf(buf, sizeof(buf), "%s+0x%llx", base_name(f->path), (unsigned long long)off);
+		out->kind = FRAME_UNKNOWN;
+		/* an ELF file's address can be named by whoever has its
+		 * symbols; a PE image's is only ours to name */
+		out->unresolved = !is_pe_path(f->path);
+		return set_name(sz, out, buf);
+	}
+	if (m && m->path[0]) {
+		/* [vdso], [anon:name], /memfd:...: offset in the mapping */
+		snprintf(buf, sizeof(buf), "%s+0x%llx", m->path[0] == '/' ? base_name(m->path) :
+			 m->path, (unsigned long long)(ip - m->start));
+		out->kind = FRAME_UNKNOWN;
+		out->module = symbolizer__intern(sz, m->path);
+		out->build_id = "";
+		if (!out->module)
+			return -ENOMEM;
+		return set_name(sz, out, buf);
+	}
+	return unknown(sz, out);
+}
+
+/* The kernel's half of a 64-bit address space: one pprof mapping for it. */
+#define KERNEL_START 0x8000000000000000ull
+
+int symbolizer__kernel(struct symbolizer *sz, uint64_t ip, struct sym_frame *out)
+{
+	const char *name, *mod = "";
+	char buf[512];
+
+	if (!sz->ks_tried) {
+		sz->ks_tried = true;
+		sz->ks = kallsyms__load(NULL);
+		if (!sz->ks)
+			sz->st.kallsyms_err = -errno;
+		else if (kallsyms__hidden(sz->ks))
+			sz->st.kallsyms_err = -EPERM;
+	}
+	out->kind = FRAME_KERNEL;
+	out->module = "[kernel.kallsyms]";
+	out->build_id = "";
+	set_where(out, 0, NULL);
+	name = kallsyms__lookup(sz->ks, ip, &mod, NULL);
+	if (!name) {
+		/* no address either: where the kernel hides its symbols from
+		 * us, an output is no place to show its layout (KASLR) */
+		sz->st.unknown++;
+		return set_name(sz, out, "[unknown]");
+	}
+	out->addr = ip;
+	out->map_start = KERNEL_START;
+	out->map_limit = UINT64_MAX;
+	if (mod[0]) {
+		snprintf(buf, sizeof(buf), "%s [%s]", name, mod);
+		return set_name(sz, out, buf);
+	}
+	return set_name(sz, out, name);
+}
+
+void symbolizer__stats(const struct symbolizer *sz, struct symbolizer_stats *st)
+{
+	*st = sz->st;
+	st->tracked = sz->nprocs;
+}

@@ -1,0 +1,875 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Recursive-descent parser for probe specs; see probespec.h for the
+ * grammar. Expressions compile to struct up_expr (a base register, a chain
+ * of dereferences, a constant), filters to a postfix program over slots. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "uprobe/probespec.h"
+
+struct parser {
+	const char *text;
+	const char *p;
+	struct ps_error *err;
+	struct probe_spec *ps;
+	bool failed;
+};
+
+static void fail_at(struct parser *ps, const char *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void fail_at(struct parser *ps, const char *at, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ps->failed)
+		return;
+	ps->failed = true;
+	ps->err->col = (int)(at - ps->text) + 1;
+	va_start(ap, fmt);
+	vsnprintf(ps->err->msg, sizeof(ps->err->msg), fmt, ap);
+	va_end(ap);
+}
+
+static void skip_ws(struct parser *ps)
+{
+	while (*ps->p == ' ' || *ps->p == '\t')
+		ps->p++;
+}
+
+static bool eat(struct parser *ps, const char *tok)
+{
+	size_t n = strlen(tok);
+
+	skip_ws(ps);
+	if (strncmp(ps->p, tok, n) != 0)
+		return false;
+	ps->p += n;
+	return true;
+}
+
+static bool is_ident(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* A keyword: the word and not a longer identifier. */
+static bool eat_word(struct parser *ps, const char *w)
+{
+	size_t n = strlen(w);
+
+	skip_ws(ps);
+	if (strncmp(ps->p, w, n) != 0 || is_ident(ps->p[n]))
+		return false;
+	ps->p += n;
+	return true;
+}
+
+static bool parse_number(struct parser *ps, int64_t *out)
+{
+	const char *start = ps->p;
+	unsigned long long v;
+	char *end;
+
+	skip_ws(ps);
+	start = ps->p;
+	if (!isdigit((unsigned char)*ps->p))
+		return false;
+	errno = 0;
+	v = strtoull(ps->p, &end, 0);
+	if (errno || is_ident(*end)) {
+		fail_at(ps, start, "invalid number");
+		return false;
+	}
+	ps->p = end;
+	*out = (int64_t)v;
+	return true;
+}
+
+static bool expr_is_const(const struct up_expr *e)
+{
+	return e->base == UP_BASE_CONST && e->nsteps == 0;
+}
+
+static bool parse_expr(struct parser *ps, struct up_expr *e);
+
+static bool parse_type(struct parser *ps, __u8 *size, __u8 *sign)
+{
+	static const struct { const char *name; __u8 size, sign; } types[] = {
+		{ "u8", 1, 0 }, { "u16", 2, 0 }, { "u32", 4, 0 }, { "u64", 8, 0 },
+		{ "s8", 1, 1 }, { "s16", 2, 1 }, { "s32", 4, 1 }, { "s64", 8, 1 },
+	};
+	size_t i;
+
+	skip_ws(ps);
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		if (eat_word(ps, types[i].name)) {
+			*size = types[i].size;
+			*sign = types[i].sign;
+			return true;
+		}
+	}
+	fail_at(ps, ps->p, "expected a type: u8 u16 u32 u64 s8 s16 s32 s64");
+	return false;
+}
+
+/* primary: NUMBER | argN | retval | ( expr ) | *(TYPE*) primary */
+static bool parse_primary(struct parser *ps, struct up_expr *e)
+{
+	const char *at;
+	int64_t v;
+
+	skip_ws(ps);
+	at = ps->p;
+	memset(e, 0, sizeof(*e));
+	if (parse_number(ps, &v)) {
+		e->final_add = v;
+		return true;
+	}
+	if (ps->failed)
+		return false;
+	if (eat(ps, "-")) {
+		if (!parse_primary(ps, e))
+			return false;
+		if (!expr_is_const(e)) {
+			fail_at(ps, at, "only constants can be negated");
+			return false;
+		}
+		e->final_add = -e->final_add;
+		return true;
+	}
+	if (eat_word(ps, "retval")) {
+		if (!ps->ps->is_ret) {
+			fail_at(ps, at, "retval is only available in r: probes");
+			return false;
+		}
+		e->base = UP_BASE_RET;
+		return true;
+	}
+	if (strncmp(ps->p, "arg", 3) == 0 && ps->p[3] >= '1' && ps->p[3] <= '6' &&
+	    !is_ident(ps->p[4])) {
+		e->base = UP_BASE_ARG1 + (ps->p[3] - '1');
+		ps->p += 4;
+		return true;
+	}
+	if (eat(ps, "(")) {
+		if (!parse_expr(ps, e))
+			return false;
+		if (!eat(ps, ")")) {
+			fail_at(ps, ps->p, "expected ')'");
+			return false;
+		}
+		return true;
+	}
+	if (eat(ps, "*")) {
+		__u8 size, sign;
+		struct up_step *st;
+
+		if (!eat(ps, "(")) {
+			fail_at(ps, ps->p, "expected '(' after '*': write *(TYPE*)(EXPR)");
+			return false;
+		}
+		if (!parse_type(ps, &size, &sign))
+			return false;
+		if (!eat(ps, "*") || !eat(ps, ")")) {
+			fail_at(ps, ps->p, "expected '*)' after the type");
+			return false;
+		}
+		if (!parse_primary(ps, e))
+			return false;
+		if (e->nsteps >= UP_MAX_STEPS) {
+			fail_at(ps, at, "too many dereferences (at most %d)", UP_MAX_STEPS);
+			return false;
+		}
+		st = &e->steps[e->nsteps++];
+		st->add = e->final_add;
+		st->size = size;
+		st->sign = sign;
+		e->final_add = 0;
+		return true;
+	}
+	if (is_ident(*ps->p)) {
+		const char *end = ps->p;
+
+		while (is_ident(*end))
+			end++;
+		fail_at(ps, at, "unknown name '%.*s' (expected arg1..arg6, retval, a number or *(TYPE*))",
+			(int)(end - ps->p), ps->p);
+		return false;
+	}
+	fail_at(ps, at, *at ? "expected an expression" : "expected an expression, got the end");
+	return false;
+}
+
+/* expr: primary (('+'|'-') primary)*, at most one term not constant and
+ * never subtracted */
+static bool parse_expr(struct parser *ps, struct up_expr *e)
+{
+	if (!parse_primary(ps, e))
+		return false;
+	for (;;) {
+		struct up_expr r;
+		const char *at;
+		bool minus;
+
+		skip_ws(ps);
+		if (*ps->p != '+' && *ps->p != '-')
+			return true;
+		minus = *ps->p == '-';
+		ps->p++;
+		skip_ws(ps);
+		at = ps->p;
+		if (!parse_primary(ps, &r))
+			return false;
+		if (expr_is_const(&r)) {
+			e->final_add += minus ? -r.final_add : r.final_add;
+		} else if (expr_is_const(e) && !minus) {
+			r.final_add += e->final_add;
+			*e = r;
+		} else {
+			fail_at(ps, at, "only constants can be added to or subtracted from a value");
+			return false;
+		}
+	}
+}
+
+static int add_slot(struct parser *ps, const char *at, enum up_kind kind)
+{
+	struct up_recipe *r = &ps->ps->recipe;
+
+	if (r->nslots >= UP_MAX_SLOTS) {
+		fail_at(ps, at, "too many values to fetch (at most %d, filter operands included)",
+			UP_MAX_SLOTS);
+		return -1;
+	}
+	memset(&r->slots[r->nslots], 0, sizeof(r->slots[0]));
+	r->slots[r->nslots].kind = kind;
+	return (int)r->nslots++;
+}
+
+static bool emit(struct parser *ps, const char *at, __u8 op, __u8 slot, __s64 imm)
+{
+	struct up_recipe *r = &ps->ps->recipe;
+
+	if (r->nfops >= UP_MAX_FOPS) {
+		fail_at(ps, at, "filter too long (at most %d operations)", UP_MAX_FOPS);
+		return false;
+	}
+	r->fops[r->nfops].op = op;
+	r->fops[r->nfops].slot = slot;
+	r->fops[r->nfops].imm = imm;
+	r->nfops++;
+	return true;
+}
+
+static bool emit_operand(struct parser *ps, const char *at, const struct up_expr *e)
+{
+	int slot;
+
+	if (expr_is_const(e))
+		return emit(ps, at, UP_FOP_IMM, 0, e->final_add);
+	slot = add_slot(ps, at, UP_KIND_INT);
+	if (slot < 0)
+		return false;
+	ps->ps->recipe.slots[slot].val = *e;
+	return emit(ps, at, UP_FOP_SLOT, (__u8)slot, 0);
+}
+
+static bool parse_or(struct parser *ps);
+
+/* cmp: expr [relop expr]; a bare expr means expr != 0 */
+static bool parse_cmp(struct parser *ps)
+{
+	static const struct { const char *tok; __u8 op; } ops[] = {
+		{ "==", UP_FOP_EQ }, { "!=", UP_FOP_NE }, { "<=", UP_FOP_LE },
+		{ ">=", UP_FOP_GE }, { "<", UP_FOP_LT }, { ">", UP_FOP_GT },
+	};
+	struct up_expr a, b;
+	const char *at;
+	size_t i;
+
+	skip_ws(ps);
+	at = ps->p;
+	if (!parse_expr(ps, &a))
+		return false;
+	if (!emit_operand(ps, at, &a))
+		return false;
+	skip_ws(ps);
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		const char *opat = ps->p;
+
+		if (!eat(ps, ops[i].tok))
+			continue;
+		skip_ws(ps);
+		at = ps->p;
+		if (!parse_expr(ps, &b) || !emit_operand(ps, at, &b))
+			return false;
+		return emit(ps, opat, ops[i].op, 0, 0);
+	}
+	if (*ps->p == '=' ) {
+		fail_at(ps, ps->p, "use '==' to compare");
+		return false;
+	}
+	return emit(ps, at, UP_FOP_IMM, 0, 0) && emit(ps, at, UP_FOP_NE, 0, 0);
+}
+
+/* not: '!' not | '(' or ')' | cmp. A parenthesis may open a condition or an
+ * arithmetic expression: try the condition first, fall back to cmp. */
+static bool parse_not(struct parser *ps)
+{
+	const char *at;
+
+	skip_ws(ps);
+	at = ps->p;
+	if (*ps->p == '!' && ps->p[1] != '=') {
+		ps->p++;
+		if (!parse_not(ps))
+			return false;
+		return emit(ps, at, UP_FOP_NOT, 0, 0);
+	}
+	if (*ps->p == '(') {
+		struct up_recipe saved = ps->ps->recipe;
+		struct ps_error saved_err = *ps->err;
+		const char *after;
+
+		ps->p++;
+		if (parse_or(ps) && eat(ps, ")")) {
+			skip_ws(ps);
+			after = ps->p;
+			if (!strchr("+-<>=!", *after) || (after[0] == '!' && after[1] != '='))
+				return true;
+		}
+		/* not a condition: an arithmetic operand in parentheses */
+		ps->ps->recipe = saved;
+		*ps->err = saved_err;
+		ps->failed = false;
+		ps->p = at;
+	}
+	return parse_cmp(ps);
+}
+
+static bool parse_and(struct parser *ps)
+{
+	if (!parse_not(ps))
+		return false;
+	for (;;) {
+		const char *at;
+
+		skip_ws(ps);
+		at = ps->p;
+		if (!eat(ps, "&&"))
+			return true;
+		if (!parse_not(ps) || !emit(ps, at, UP_FOP_AND, 0, 0))
+			return false;
+	}
+}
+
+static bool parse_or(struct parser *ps)
+{
+	if (!parse_and(ps))
+		return false;
+	for (;;) {
+		const char *at;
+
+		skip_ws(ps);
+		at = ps->p;
+		if (!eat(ps, "||"))
+			return true;
+		if (!parse_and(ps) || !emit(ps, at, UP_FOP_OR, 0, 0))
+			return false;
+	}
+}
+
+static bool parse_max(struct parser *ps, int *out)
+{
+	const char *at;
+	struct up_expr e;
+
+	skip_ws(ps);
+	at = ps->p;
+	if (!parse_expr(ps, &e))
+		return false;
+	if (!expr_is_const(&e) || e.final_add < 0 || e.final_add > UP_MAX_UNITS) {
+		fail_at(ps, at, "MAX must be a number from 0 to %d", UP_MAX_UNITS);
+		return false;
+	}
+	*out = (int)e.final_add;
+	return true;
+}
+
+/* One ARG: str(...), str16(...), str16n(...), dotnet_string(...) or an
+ * integer expression. */
+static bool parse_arg(struct parser *ps)
+{
+	struct probe_spec *spec = ps->ps;
+	struct ps_arg *a;
+	const char *at;
+	int slot;
+
+	skip_ws(ps);
+	at = ps->p;
+	if (spec->nargs >= PS_MAX_ARGS) {
+		fail_at(ps, at, "too many arguments (at most %d)", PS_MAX_ARGS);
+		return false;
+	}
+	a = &spec->args[spec->nargs];
+	slot = add_slot(ps, at, UP_KIND_INT);
+	if (slot < 0)
+		return false;
+	if (eat_word(ps, "str") || eat_word(ps, "str16") || eat_word(ps, "str16n") ||
+	    eat_word(ps, "dotnet_string")) {
+		struct up_slot *sl = &spec->recipe.slots[slot];
+		size_t n = (size_t)(ps->p - at);
+
+		while (*at == ' ' || *at == '\t')
+			at++, n--;
+		if (strncmp(at, "str16n", 6) == 0)
+			a->kind = UP_KIND_STR16N;
+		else if (strncmp(at, "str16", 5) == 0)
+			a->kind = UP_KIND_STR16Z;
+		else if (strncmp(at, "str", 3) == 0)
+			a->kind = UP_KIND_STR;
+		else
+			a->kind = UP_KIND_DOTNET;
+		if (!eat(ps, "(")) {
+			fail_at(ps, ps->p, "expected '(' after '%.*s'", (int)n, at);
+			return false;
+		}
+		if (!parse_expr(ps, &sl->val))
+			return false;
+		if (eat(ps, ",")) {
+			const char *lat;
+
+			skip_ws(ps);
+			lat = ps->p;
+			if (a->kind == UP_KIND_STR16N) {
+				if (!parse_expr(ps, &sl->len))
+					return false;
+			} else if (a->kind == UP_KIND_STR16Z) {
+				struct up_expr l;
+
+				if (!parse_expr(ps, &l))
+					return false;
+				if (expr_is_const(&l)) {
+					ps->p = lat;
+					if (!parse_max(ps, &a->max_units))
+						return false;
+				} else {
+					/* str16(E, LEN) with LEN a value: counted */
+					a->kind = UP_KIND_STR16N;
+					sl->len = l;
+				}
+			} else if (!parse_max(ps, &a->max_units)) {
+				return false;
+			}
+		} else if (a->kind == UP_KIND_STR16N) {
+			fail_at(ps, ps->p, "str16n needs a length: str16n(EXPR, LEN)");
+			return false;
+		}
+		if (!eat(ps, ")")) {
+			fail_at(ps, ps->p, "expected ')'");
+			return false;
+		}
+		sl->kind = a->kind;
+	} else {
+		a->kind = UP_KIND_INT;
+		if (!parse_expr(ps, &spec->recipe.slots[slot].val))
+			return false;
+	}
+	a->text = strndup(at, (size_t)(ps->p - at));
+	if (!a->text) {
+		fail_at(ps, at, "out of memory");
+		return false;
+	}
+	spec->nargs++;
+	return true;
+}
+
+static bool add_lit(struct parser *ps, const char *at, const char *s, size_t n)
+{
+	struct probe_spec *spec = ps->ps;
+	struct ps_piece *pc;
+
+	if (n == 0)
+		return true;
+	if (spec->npieces >= PS_MAX_PIECES) {
+		fail_at(ps, at, "format too long");
+		return false;
+	}
+	pc = &spec->pieces[spec->npieces++];
+	pc->lit = strndup(s, n);
+	if (!pc->lit) {
+		fail_at(ps, at, "out of memory");
+		return false;
+	}
+	return true;
+}
+
+/* FORMAT: between double quotes, with \n \t \\ \" escapes and printf-like
+ * conversions. */
+static bool parse_format(struct parser *ps, int *nconv)
+{
+	struct probe_spec *spec = ps->ps;
+	char lit[1024];
+	size_t n = 0;
+	const char *lat, *qstart = ps->p;
+
+	*nconv = 0;
+	ps->p++;	/* the opening quote */
+	lat = ps->p;
+	for (;;) {
+		const char *at = ps->p;
+		char c = *ps->p;
+
+		if (c == '\0') {
+			fail_at(ps, qstart, "unterminated format string");
+			return false;
+		}
+		if (n >= sizeof(lit) - 1) {
+			fail_at(ps, at, "format too long");
+			return false;
+		}
+		if (c == '"') {
+			ps->p++;
+			return add_lit(ps, lat, lit, n);
+		}
+		if (c == '\\') {
+			char e = ps->p[1];
+
+			ps->p += 2;
+			switch (e) {
+			case 'n': lit[n++] = '\n'; break;
+			case 't': lit[n++] = '\t'; break;
+			case '\\': lit[n++] = '\\'; break;
+			case '"': lit[n++] = '"'; break;
+			default:
+				fail_at(ps, at, "unknown escape in the format (use \\n \\t \\\\ \\\")");
+				return false;
+			}
+			continue;
+		}
+		if (c != '%') {
+			lit[n++] = c;
+			ps->p++;
+			continue;
+		}
+		if (ps->p[1] == '%') {
+			lit[n++] = '%';
+			ps->p += 2;
+			continue;
+		}
+		/* a conversion: %[-0 +#]*[width][hh|h|l|ll|z]conv */
+		{
+			const char *q = ps->p + 1, *flags = q;
+			struct ps_piece *pc;
+			char lmod = 0;
+			int width = 0;
+			size_t fl;
+
+			while (*q && strchr("-0 +#", *q))
+				q++;
+			fl = (size_t)(q - flags);
+			while (isdigit((unsigned char)*q) && width < 1000)
+				width = width * 10 + (*q++ - '0');
+			if (isdigit((unsigned char)*q)) {
+				fail_at(ps, at, "field width too large");
+				return false;
+			}
+			if (q[0] == 'h' && q[1] == 'h')
+				lmod = 'H', q += 2;
+			else if (q[0] == 'l' && q[1] == 'l')
+				lmod = 'l', q += 2;
+			else if (*q == 'h' || *q == 'l' || *q == 'z')
+				lmod = *q++;
+			if (!*q || !strchr("diuxXopcs", *q)) {
+				fail_at(ps, at, "unknown conversion (use %%d %%u %%x %%lx %%p %%c %%s %%%%)");
+				return false;
+			}
+			if (!add_lit(ps, lat, lit, n))
+				return false;
+			n = 0;
+			if (spec->npieces >= PS_MAX_PIECES) {
+				fail_at(ps, at, "format too long");
+				return false;
+			}
+			pc = &spec->pieces[spec->npieces++];
+			pc->conv = *q;
+			pc->lmod = lmod;
+			pc->arg = (*nconv)++;
+			pc->width = memchr(flags, '-', fl) ? -width : width;
+			if (*q != 's' && *q != 'c') {
+				/* the formatter casts as the length asks, then prints 64 bits */
+				char w[16] = "";
+
+				if (width)
+					snprintf(w, sizeof(w), "%d", width);
+				snprintf(pc->cfmt, sizeof(pc->cfmt), "%s%%%.*s%sll%c",
+					 *q == 'p' ? "0x" : "", (int)fl, flags, w,
+					 *q == 'p' ? 'x' : *q);
+			}
+			ps->p = q + 1;
+			lat = ps->p;
+		}
+	}
+}
+
+static char *dup_range(const char *a, const char *b)
+{
+	return strndup(a, (size_t)(b - a));
+}
+
+bool probespec__is_short_name(const char *binary)
+{
+	return binary[0] && !strchr(binary, '/');
+}
+
+struct probe_spec *probespec__parse(const char *text, struct ps_error *err)
+{
+	struct parser P = { .text = text, .p = text, .err = err };
+	struct probe_spec *spec;
+	const char *bin, *sym, *end;
+	int nconv = 0, i;
+
+	memset(err, 0, sizeof(*err));
+	spec = calloc(1, sizeof(*spec));
+	if (!spec) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	P.ps = spec;
+	spec->text = strdup(text);
+	if (!spec->text)
+		goto nomem;
+	skip_ws(&P);
+	if ((P.p[0] != 'p' && P.p[0] != 'r') || P.p[1] != ':') {
+		fail_at(&P, P.p, "a probe starts with 'p:' (entry) or 'r:' (return)");
+		goto fail;
+	}
+	spec->is_ret = P.p[0] == 'r';
+	spec->recipe.is_ret = spec->is_ret;
+	bin = P.p + 2;
+	end = strchr(bin, ':');
+	if (!end || end == bin) {
+		fail_at(&P, bin, end ? "missing binary before ':'" :
+			"expected BINARY:SYMBOL after the probe type");
+		goto fail;
+	}
+	spec->binary = dup_range(bin, end);
+	if (!spec->binary)
+		goto nomem;
+	sym = end + 1;
+	P.p = sym;
+	while (*P.p && *P.p != ' ' && *P.p != '\t' && *P.p != '"' && *P.p != '(')
+		P.p++;
+	/* a C++ or .NET name may carry a signature: "(...)" right after the
+	 * name, with no blank before it and no argN/retval inside, belongs to
+	 * the symbol; otherwise it is a filter */
+	if (*P.p == '(' && P.p > sym) {
+		int depth = 0;
+		const char *q = P.p;
+
+		for (; *q; q++) {
+			if (*q == '(')
+				depth++;
+			else if (*q == ')' && --depth == 0)
+				break;
+		}
+		if (*q == ')') {
+			char *grp = dup_range(P.p, q + 1);
+
+			if (!grp)
+				goto nomem;
+			if (!strstr(grp, "arg") && !strstr(grp, "retval") && !strpbrk(grp, "<>=!&|"))
+				P.p = q + 1;
+			free(grp);
+			while (*P.p && *P.p != ' ' && *P.p != '\t' && *P.p != '"' && *P.p != '(')
+				P.p++;
+		}
+	}
+	if (P.p == sym) {
+		fail_at(&P, sym, "missing symbol or 0xOFFSET after the binary");
+		goto fail;
+	}
+	if (sym[0] == '0' && (sym[1] == 'x' || sym[1] == 'X')) {
+		char *e;
+
+		errno = 0;
+		spec->offset = strtoull(sym, &e, 16);
+		if (errno || e != P.p || e == sym + 2) {
+			fail_at(&P, sym, "invalid file offset (expected 0xHEX)");
+			goto fail;
+		}
+		spec->label = dup_range(sym, P.p);
+		if (!spec->label)
+			goto nomem;
+	} else {
+		const char *plus = NULL, *q;
+
+		for (q = sym; q < P.p; q++)
+			if (*q == '+')
+				plus = q;
+		spec->label = dup_range(sym, P.p);
+		if (!spec->label)
+			goto nomem;
+		if (plus && plus + 1 < P.p && isdigit((unsigned char)plus[1])) {
+			char *e;
+
+			errno = 0;
+			spec->offset = strtoull(plus + 1, &e, 0);
+			if (errno || e != P.p) {
+				fail_at(&P, plus + 1, "invalid offset after '+'");
+				goto fail;
+			}
+			spec->symbol = dup_range(sym, plus);
+		} else {
+			spec->symbol = dup_range(sym, P.p);
+		}
+		if (!spec->symbol)
+			goto nomem;
+	}
+
+	skip_ws(&P);
+	if (*P.p == '(') {
+		const char *fstart = P.p;
+
+		P.p++;
+		if (!parse_or(&P))
+			goto fail;
+		if (!eat(&P, ")")) {
+			fail_at(&P, P.p, "expected ')' to end the filter");
+			goto fail;
+		}
+		spec->has_filter = true;
+		spec->filter_text = dup_range(fstart + 1, P.p - 1);
+		if (!spec->filter_text)
+			goto nomem;
+		skip_ws(&P);
+	}
+	/* arguments take slots 0..nargs-1: move filter operands after them */
+	if (*P.p == '"') {
+		struct up_recipe fr = spec->recipe;
+		__u32 nf = fr.nslots;
+
+		spec->recipe.nslots = 0;
+		spec->has_format = true;
+		if (!parse_format(&P, &nconv))
+			goto fail;
+		while (eat(&P, ","))
+			if (!parse_arg(&P))
+				goto fail;
+		if (P.failed)
+			goto fail;
+		skip_ws(&P);
+		if (*P.p) {
+			fail_at(&P, P.p, "unexpected text after the arguments (missing ','?)");
+			goto fail;
+		}
+		if (nconv != spec->nargs) {
+			fail_at(&P, P.p, "the format has %d conversion%s but %d argument%s follow%s",
+				nconv, nconv == 1 ? "" : "s", spec->nargs,
+				spec->nargs == 1 ? "" : "s", spec->nargs == 1 ? "s" : "");
+			goto fail;
+		}
+		if (spec->recipe.nslots + nf > UP_MAX_SLOTS) {
+			fail_at(&P, text, "too many values to fetch (at most %d, filter operands included)",
+				UP_MAX_SLOTS);
+			goto fail;
+		}
+		for (i = 0; i < (int)nf; i++)
+			spec->recipe.slots[spec->recipe.nslots + i] = fr.slots[i];
+		for (i = 0; i < (int)fr.nfops; i++)
+			if (spec->recipe.fops[i].op == UP_FOP_SLOT)
+				spec->recipe.fops[i].slot += spec->recipe.nslots;
+		spec->recipe.nslots += nf;
+		for (i = 0; i < spec->npieces; i++) {
+			struct ps_piece *pc = &spec->pieces[i];
+
+			if (pc->lit)
+				continue;
+			if ((pc->conv == 's') != (spec->args[pc->arg].kind != UP_KIND_INT)) {
+				fail_at(&P, text, "argument %d (%s) does not fit %%%c: %s", pc->arg + 1,
+					spec->args[pc->arg].text, pc->conv,
+					pc->conv == 's' ? "%s needs str(), str16() or dotnet_string()" :
+					"strings print with %s");
+				goto fail;
+			}
+		}
+	} else if (*P.p) {
+		fail_at(&P, P.p, *P.p == ',' ? "arguments need a \"FORMAT\" first" :
+			"unexpected text (expected (FILTER) or \"FORMAT\")");
+		goto fail;
+	}
+	return spec;
+
+nomem:
+	probespec__free(spec);
+	errno = ENOMEM;
+	return NULL;
+fail:
+	if (!P.failed)
+		fail_at(&P, P.p, "invalid probe");
+	probespec__free(spec);
+	errno = EINVAL;
+	return NULL;
+}
+
+int probespec__finish(struct probe_spec *ps, unsigned int max_units, struct ps_error *err)
+{
+	unsigned int total = 0;
+	int i;
+
+	for (i = 0; i < ps->nargs; i++) {
+		struct up_slot *sl = &ps->recipe.slots[i];
+		unsigned int units;
+
+		if (ps->args[i].kind == UP_KIND_INT)
+			continue;
+		units = ps->args[i].max_units ? (unsigned)ps->args[i].max_units : max_units;
+		if (units > UP_MAX_UNITS)
+			units = UP_MAX_UNITS;
+		sl->max_units = (__u16)units;
+		total += ps->args[i].kind == UP_KIND_STR ? units + 1 : (units + 1) * 2;
+	}
+	if (total > UP_DATA_MAX) {
+		err->col = 1;
+		snprintf(err->msg, sizeof(err->msg),
+			 "the strings of one event need %u bytes, more than %d (lower --max-str)",
+			 total, UP_DATA_MAX);
+		return -E2BIG;
+	}
+	return 0;
+}
+
+void probespec__free(struct probe_spec *ps)
+{
+	int i;
+
+	if (!ps)
+		return;
+	for (i = 0; i < ps->nargs; i++)
+		free(ps->args[i].text);
+	for (i = 0; i < ps->npieces; i++)
+		free(ps->pieces[i].lit);
+	free(ps->text);
+	free(ps->binary);
+	free(ps->symbol);
+	free(ps->label);
+	free(ps->filter_text);
+	free(ps);
+}
+
+void probespec__print_error(const char *text, const struct ps_error *err)
+{
+	int col = err->col > 0 ? err->col : 1;
+	int len = (int)strlen(text);
+
+	if (col > len + 1)
+		col = len + 1;
+	p_err("bad probe spec at column %d: %s", col, err->msg);
+	fprintf(stderr, "  %s\n  %*s^\n", text, col - 1, "");
+}

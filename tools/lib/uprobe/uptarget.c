@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/appfile.h"
+#include "sym/elfsym.h"
+#include "core/proc.h"
+#include "uprobe/uptarget.h"
+#include "core/util.h"
+
+static uptarget_pe_resolver_fn pe_resolver;
+
+void uptarget__set_pe_resolver(uptarget_pe_resolver_fn fn)
+{
+	pe_resolver = fn;
+}
+
+/* "libNAME.so", "libNAME.so.6", "libNAME-2.31.so": the library NAME. */
+static bool lib_matches(const char *base, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strcmp(base, name) == 0)
+		return true;
+	if (strncmp(base, "lib", 3) != 0 || strncmp(base + 3, name, n) != 0)
+		return false;
+	base += 3 + n;
+	return strncmp(base, ".so", 3) == 0 && (base[3] == '\0' || base[3] == '.') ?
+		true : base[0] == '-' && strstr(base, ".so") != NULL;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+static int is_file(const char *p)
+{
+	return access(p, R_OK) == 0;
+}
+
+/* Standard library directories, versioned sonames first ("libc.so" of a
+ * -dev package may be a linker script). */
+static int search_lib_dirs(const char *name, char *host, size_t size)
+{
+	static const char *const dirs[] = {
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+		"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+		"/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
+	};
+	char best[PATH_MAX] = "";
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+		DIR *d = opendir(dirs[i]);
+		struct dirent *e;
+
+		if (!d)
+			continue;
+		while ((e = readdir(d))) {
+			char p[PATH_MAX];
+
+			if (!lib_matches(e->d_name, name) || strcmp(e->d_name, name) == 0)
+				continue;
+			snprintf(p, sizeof(p), "%s/%s", dirs[i], e->d_name);
+			if (!is_file(p))
+				continue;
+			/* prefer a versioned soname, then the shorter name */
+			if (!best[0] ||
+			    (strstr(base_name(best), ".so.") == NULL && strstr(e->d_name, ".so.")) ||
+			    (!!strstr(base_name(best), ".so.") == !!strstr(e->d_name, ".so.") &&
+			     strlen(e->d_name) < strlen(base_name(best))))
+				snprintf(best, sizeof(best), "%s", p);
+		}
+		closedir(d);
+		if (best[0])
+			break;
+	}
+	if (!best[0])
+		return -ENOENT;
+	if (!realpath(best, host) || strlen(host) >= size)
+		snprintf(host, size, "%s", best);
+	return 0;
+}
+
+/* Open HOST (appfile__open: a /proc/PID/root path stays inside that root,
+ * regular files only) into *FD; on failure say why in MSG. */
+static int open_host(pid_t pid, const char *binary, const char *host, int *fd,
+		     char *msg, size_t msgsize)
+{
+	int err;
+
+	*fd = appfile__open(host, 0, NULL);
+	if (*fd >= 0)
+		return 0;
+	err = -*fd;
+	*fd = -1;
+	if (pid > 0)
+		snprintf(msg, msgsize, "cannot open %s in the mount namespace of PID %d: %s%s",
+			 binary, (int)pid, appfile__strerror(err),
+			 err == EACCES || err == EPERM ?
+			 " (other users' processes need CAP_SYS_PTRACE; run 'doctor')" : "");
+	else
+		snprintf(msg, msgsize, "cannot open %s: %s%s", binary, appfile__strerror(err),
+			 err == ENOENT ? " (a file of another container? add -p PID)" : "");
+	return -err;
+}
+
+int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size, int *fd,
+		     char *msg, size_t msgsize)
+{
+	int n;
+
+	*fd = -1;
+	if (binary[0] == '/') {
+		n = pid > 0 ? snprintf(host, size, "%s/%d/root%s", proc__root(), (int)pid, binary) :
+			snprintf(host, size, "%s", binary);
+		if (n < 0 || (size_t)n >= size)
+			return -ENAMETOOLONG;
+		return open_host(pid, binary, host, fd, msg, msgsize);
+	}
+	if (strchr(binary, '/')) {
+		snprintf(msg, msgsize, "binary '%s' must be an absolute path or a library name such as 'c'",
+			 binary);
+		return -EINVAL;
+	}
+	if (pid > 0) {
+		struct proc_maps *m = proc_maps__load(pid);
+		size_t i;
+
+		if (!m) {
+			int err = errno;
+
+			snprintf(msg, msgsize, "cannot read the mappings of PID %d: %s%s", (int)pid,
+				 strerror(err), err == EACCES || err == EPERM ?
+				 " (other users' processes need CAP_SYS_PTRACE; run 'doctor')" : "");
+			return -err;
+		}
+		for (i = 0; i < m->n; i++) {
+			const char *p = m->maps[i].path;
+
+			if (p[0] != '/' || strstr(p, " (deleted)"))
+				continue;
+			if (!lib_matches(base_name(p), binary))
+				continue;
+			n = snprintf(host, size, "%s/%d/root%s", proc__root(), (int)pid, p);
+			proc_maps__free(m);
+			if (n < 0 || (size_t)n >= size)
+				return -ENAMETOOLONG;
+			return open_host(pid, binary, host, fd, msg, msgsize);
+		}
+		proc_maps__free(m);
+		snprintf(msg, msgsize, "PID %d has no library '%s' mapped (see /proc/%d/maps)",
+			 (int)pid, binary, (int)pid);
+		return -ENOENT;
+	}
+	if (search_lib_dirs(binary, host, size)) {
+		snprintf(msg, msgsize, "no library 'lib%s.so*' in the standard library directories "
+			 "(give an absolute path, or -p PID to search what a process has mapped)",
+			 binary);
+		return -ENOENT;
+	}
+	return open_host(pid, binary, host, fd, msg, msgsize);
+}
+
+int uptarget__is_pe(int fd)
+{
+	unsigned char m[2];
+
+	if (pread(fd, m, 2, 0) < 0)
+		return -errno;
+	return m[0] == 'M' && m[1] == 'Z';
+}
+
+int uptarget__symbol(int fd, const char *host, const char *debug_root, const char *symbol,
+		     uint64_t *file_offset, char *msg, size_t msgsize)
+{
+	const struct elf_sym_info *hits[8];
+	struct elf_syms *s;
+	size_t n, i, len;
+	int pe;
+
+	pe = uptarget__is_pe(fd);
+	if (pe < 0) {
+		snprintf(msg, msgsize, "cannot open %s: %s", host, strerror(-pe));
+		return pe;
+	}
+	if (pe) {
+		if (!pe_resolver) {
+			snprintf(msg, msgsize, "%s is a PE image (.NET assembly): method names need "
+				 "the ReadyToRun resolver, missing from this build; give the "
+				 "native code's file offset as BINARY:0xOFFSET", host);
+			return -ENOEXEC;
+		}
+		{
+			/* the resolver reads the very file opened here */
+			char self[64];
+
+			snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+			return pe_resolver(self, symbol, file_offset, msg, msgsize);
+		}
+	}
+	s = elfsym__load_fd(fd, host, debug_root);
+	if (!s) {
+		int err = errno;
+
+		snprintf(msg, msgsize, "cannot read symbols of %s: %s", host,
+			 err == ENOEXEC ? "not an ELF file" : strerror(err));
+		return -err;
+	}
+	if (elfsym__count(s) == 0) {
+		snprintf(msg, msgsize, "%s has no symbol table (stripped, no debug file found); "
+			 "give a file offset as BINARY:0xOFFSET", host);
+		elfsym__free(s);
+		return -ESRCH;
+	}
+	n = elfsym__lookup_name(s, symbol, hits, ARRAY_SIZE(hits));
+	if (n == 0) {
+		snprintf(msg, msgsize, "no function '%s' in %s", symbol, host);
+		elfsym__free(s);
+		return -ESRCH;
+	}
+	/* aliases (several names, one address) are one function */
+	for (i = 1; i < n && i < ARRAY_SIZE(hits); i++)
+		if (hits[i]->file_offset != hits[0]->file_offset)
+			break;
+	if (i < n) {
+		len = (size_t)snprintf(msg, msgsize, "'%s' names %zu functions in %s; pick one "
+				       "by file offset:", symbol, n, host);
+		for (i = 0; i < n && i < ARRAY_SIZE(hits) && len < msgsize; i++)
+			len += (size_t)snprintf(msg + len, msgsize - len, " 0x%llx",
+						(unsigned long long)hits[i]->file_offset);
+		elfsym__free(s);
+		return -EEXIST;
+	}
+	*file_offset = hits[0]->file_offset;
+	elfsym__free(s);
+	return 0;
+}

@@ -15,6 +15,7 @@
 #include "cron/cron.h"
 #include "core/escape.h"
 #include "core/log.h"
+#include "core/json.h"
 #include "core/util.h"
 
 static void help(void)

@@ -25,6 +25,7 @@
 #include "core/escape.h"
 #include "core/log.h"
 #include "core/outfile.h"
+#include "core/json.h"
 #include "core/util.h"
 
 enum mode { MODE_SUMMARY, MODE_CHROME };

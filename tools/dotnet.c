@@ -16,6 +16,7 @@
 #include "core/outfile.h"
 #include "core/proc.h"
 #include "dotnet/r2r.h"
+#include "core/json.h"
 #include "core/util.h"
 
 static void help(void)

@@ -14,6 +14,7 @@
 #include "core/escape.h"
 #include "core/log.h"
 #include "core/proc.h"
+#include "core/json.h"
 #include "core/util.h"
 
 struct ps_row {

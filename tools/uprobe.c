@@ -31,6 +31,7 @@
 #include "uprobe/upfmt.h"
 #include "uprobe/uplink.h"
 #include "uprobe/uptarget.h"
+#include "core/json.h"
 #include "core/util.h"
 #include "uprobe.skel.h"
 

@@ -13,7 +13,7 @@
  *   invalid UTF-8            \xNN, every byte of it
  *
  * Display columns are counted one per output code point (a wide CJK
- * character counts as one). JSON has its own escaping (json_write_string). */
+ * character counts as one). JSON has its own escaping (json_write_string, core/json.h). */
 #ifndef SIDESCOPE_ESCAPE_H
 #define SIDESCOPE_ESCAPE_H
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/json.h"
 #include "core/util.h"
 
 bool log_verbose;

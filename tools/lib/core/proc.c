@@ -265,6 +265,22 @@ int proc__check_target(pid_t pid, char *msg, size_t size)
 	return 0;
 }
 
+bool proc__alive(pid_t pid, uint64_t start)
+{
+	char path[64], *buf = NULL, *p;
+	uint64_t now = 0;
+	bool alive;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", proc__root(), (int)pid);
+	if (read_file(path, &buf, NULL, 4096))
+		return false;
+	p = strrchr(buf, ')');
+	alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X' &&
+		proc__parse_stat_starttime(buf, &now) == 0 && (!start || now == start);
+	free(buf);
+	return alive;
+}
+
 int proc__start_time(pid_t pid, uint64_t *start)
 {
 	char *buf;

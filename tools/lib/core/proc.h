@@ -31,6 +31,10 @@ int proc__read_status(pid_t pid, struct proc_status *st);
  * PID it identifies a process across PID reuse. */
 int proc__parse_stat_starttime(const char *buf, uint64_t *start);
 int proc__start_time(pid_t pid, uint64_t *start);
+/* Whether PID is still the process that started at START (0: any process
+ * with that PID), and not a zombie: a PID reused by another process is not
+ * alive. */
+bool proc__alive(pid_t pid, uint64_t start);
 
 /* Fields 9 (flags) of /proc/PID/stat; a kernel thread has PF_KTHREAD. */
 int proc__parse_stat_flags(const char *buf, unsigned long *flags);

@@ -182,55 +182,6 @@ size_t utf8_seq_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-void json_write_stringn(FILE *f, const char *str, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, l;
-
-	fputc('"', f);
-	while (i < n) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc(c, f);
-			i++;
-		} else if (c == '\n') {
-			fputs("\\n", f);
-			i++;
-		} else if (c == '\t') {
-			fputs("\\t", f);
-			i++;
-		} else if (c == '\r') {
-			fputs("\\r", f);
-			i++;
-		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\u%04x", c);
-			i++;
-		} else if (c < 0x80) {
-			fputc(c, f);
-			i++;
-		} else if ((l = utf8_seq_len(s + i, n - i))) {
-			/* C1 controls (U+009B is a CSI) are valid JSON as they
-			 * are, but not on the terminal the JSON is printed on */
-			if (l == 2 && c == 0xc2 && s[i + 1] < 0xa0)
-				fprintf(f, "\\u%04x", s[i + 1]);
-			else
-				fwrite(s + i, 1, l, f);
-			i += l;
-		} else {
-			fputs("\\ufffd", f);
-			i++;
-		}
-	}
-	fputc('"', f);
-}
-
-void json_write_string(FILE *f, const char *s)
-{
-	json_write_stringn(f, s, strlen(s));
-}
-
 uint64_t now_ns(void)
 {
 	struct timespec ts;

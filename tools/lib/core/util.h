@@ -33,12 +33,6 @@ int read_file(const char *path, char **buf, size_t *len, size_t max);
 bool str_has_suffix(const char *s, const char *suffix);
 bool str_has_prefix(const char *s, const char *prefix);
 
-/* Write s as a JSON string literal (quotes included) with every byte that is
- * not valid UTF-8 replaced by U+FFFD and control characters (C0, DEL, C1)
- * escaped. */
-void json_write_string(FILE *f, const char *s);
-void json_write_stringn(FILE *f, const char *s, size_t n);
-
 /* Monotonic clock in nanoseconds. */
 uint64_t now_ns(void);
 

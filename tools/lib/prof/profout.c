@@ -8,6 +8,7 @@
 #include "core/escape.h"
 #include "profile.pb-c.h"
 #include "prof/prof_int.h"
+#include "core/json.h"
 #include "core/util.h"
 
 static int finish(FILE *f)

@@ -12,6 +12,7 @@
 #include "core/escape.h"
 #include "uprobe/upfmt.h"
 #include "uprobe/utf16.h"
+#include "core/json.h"
 #include "core/util.h"
 
 struct buf {

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* One table per command for its options and their help, so the help
+ * cannot drift from what getopt accepts.
+ *
+ *   static const struct cli_opt opts[] = {
+ *       { 'p', "pid", "PIDS", "profile these processes\n(comma-separated)" },
+ *       { OPT_JSON, "json", NULL, "messages as JSON lines" },
+ *       { 'v', "verbose", NULL, "debug messages" },
+ *       { 'h', "help", NULL, "print this help" },
+ *       {}
+ *   };
+ *   static const struct cli cli = { .text = "...USAGE...\n\n", .opts = opts,
+ *                                   .tail = "\nEXAMPLES:\n...", .col = 22 };
+ *
+ *   while ((c = cli__getopt(&cli, argc, argv)) >= 0)
+ *       switch (c) { case 'p': ...; }
+ *   if (c != CLI_END)
+ *       return cli__status(c);
+ *
+ * cli__getopt sets log_verbose for 'v' and prints the help for 'h' itself. */
+#ifndef SIDESCOPE_CLI_H
+#define SIDESCOPE_CLI_H
+
+#include <stdio.h>
+
+struct cli_opt {
+	int key;		/* the letter, or a value above 255 for a long-only
+				 * option; 0 ends the table */
+	const char *name;	/* the long name; NULL: the letter only */
+	const char *arg;	/* the argument in the help; NULL: takes none */
+	const char *help;	/* the description, lines split by '\n'; NULL:
+				 * accepted (e.g. to refuse it with a fix) but not
+				 * listed */
+};
+
+struct cli {
+	const char *text;	/* the help before "OPTIONS:" (ends in "\n\n") */
+	const struct cli_opt *opts;
+	const char *tail;	/* the help after the options, or NULL */
+	int col;		/* column of the descriptions (0: 22) */
+	int in_order;		/* stop at the first non-option (a subcommand) */
+};
+
+#define CLI_END		(-1)	/* no more options: argv[optind] is the first operand */
+#define CLI_HELP	(-2)	/* -h: the help is printed; exit 0 */
+#define CLI_USAGE	(-3)	/* a bad option: the hint is printed; exit 2 */
+
+/* The next option's key (its argument in optarg), or one of CLI_*. */
+int cli__getopt(const struct cli *cli, int argc, char **argv);
+/* The exit status of a CLI_HELP or CLI_USAGE. */
+int cli__status(int c);
+void cli__help(const struct cli *cli, FILE *f);
+
+#endif

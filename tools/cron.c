@@ -187,7 +187,8 @@ int cmd_cron(int argc, char **argv)
 	};
 	const char *action, *text, *from = NULL;
 	struct cron_expr *e = NULL;
-	char errbuf[256], canon[512], shown[200], why[ESCAPE_MAX(sizeof(errbuf)) + 1];
+	struct err perr;
+	char canon[512], shown[200], why[ESCAPE_MAX(sizeof(perr.msg)) + 1];
 	long count = 5;
 	bool json = false, counted = false;
 	static time_t times[1000];
@@ -236,7 +237,7 @@ int cmd_cron(int argc, char **argv)
 		return usage_error("-c and --from go with 'next'");
 
 	quotable(text, shown, sizeof(shown));
-	e = cron__parse(text, errbuf, sizeof(errbuf));
+	e = cron__parse(text, &perr);
 	if (!e) {
 		if (errno == ENOMEM) {
 			p_err("out of memory");
@@ -245,10 +246,10 @@ int cmd_cron(int argc, char **argv)
 		/* the parser's message quotes the expression's tokens */
 		if (json)
 			p_err("bad cron expression '%s': %s", shown,
-			      quotable(errbuf, why, sizeof(why)));
+			      quotable(perr.msg, why, sizeof(why)));
 		else
 			p_info("bad cron expression '%s': %s", shown,
-			       quotable(errbuf, why, sizeof(why)));
+			       quotable(perr.msg, why, sizeof(why)));
 		return 2;
 	}
 	if (strcmp(action, "check") == 0) {

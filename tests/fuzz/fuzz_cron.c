@@ -13,7 +13,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *buf = malloc(size + 1), err[256], canon[512], again[512];
+	struct err perr;
+	char *buf = malloc(size + 1), canon[512], again[512];
 	struct cron_expr *e = NULL, *e2 = NULL;
 	time_t t = 1764581220;	/* 2025-12-01T09:27Z */
 	const uint8_t *nl;
@@ -32,15 +33,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		t = (time_t)(v % 4102444800ULL);
 		buf[nl - data] = '\0';
 	}
-	e = cron__parse(buf, err, sizeof(err));
+	e = cron__parse(buf, &perr);
 	if (!e) {
-		if (!err[0])
+		if (!perr.msg[0])
 			abort();	/* every error says why */
 		goto cleanup;
 	}
 	if (cron__format(e, canon, sizeof(canon)))
 		abort();
-	e2 = cron__parse(canon, err, sizeof(err));
+	e2 = cron__parse(canon, &perr);
 	if (!e2 || cron__format(e2, again, sizeof(again)) || strcmp(canon, again))
 		abort();
 	for (int i = 0; i < 3; i++) {

@@ -48,19 +48,14 @@ static uint64_t full_set(int f)
 	return (hi == 63 ? ~0ULL : (1ULL << (hi + 1)) - 1) & ~((1ULL << fields[f].min) - 1);
 }
 
-struct perr {
-	char *buf;
-	size_t len;
-};
-
-static int fail(struct perr *pe, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct perr *pe, const char *fmt, ...)
+static int fail(struct err *pe, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct err *pe, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (pe->buf && pe->len) {
+	if (pe) {
 		va_start(ap, fmt);
-		vsnprintf(pe->buf, pe->len, fmt, ap);
+		vsnprintf(pe->msg, sizeof(pe->msg), fmt, ap);
 		va_end(ap);
 	}
 	return -EINVAL;
@@ -84,7 +79,7 @@ static bool dec_in_range(const char *s, size_t n, unsigned min, unsigned max, un
 }
 
 /* Read one value (a number or a 3-letter name) at *p; advance *p. */
-static int parse_value(int f, const char *tok, const char **p, unsigned *out, struct perr *pe)
+static int parse_value(int f, const char *tok, const char **p, unsigned *out, struct err *pe)
 {
 	const struct field_def *fd = &fields[f];
 	const char *s = *p;
@@ -128,7 +123,7 @@ static int parse_value(int f, const char *tok, const char **p, unsigned *out, st
 }
 
 /* One field: a comma-separated list of '*', N, A-B, '*' /S and A-B/S. */
-static int parse_field(int f, const char *tok, uint64_t *set, struct perr *pe)
+static int parse_field(int f, const char *tok, uint64_t *set, struct err *pe)
 {
 	const struct field_def *fd = &fields[f];
 	unsigned top = f == F_DOW ? 6 : fd->max;
@@ -245,7 +240,7 @@ bool cron__matches(const struct cron_expr *e, const struct tm *tm)
 
 /* A day-of-month restriction that no month of the expression has. */
 static int check_reachable(const struct cron_expr *e, const char *dom_tok,
-			   const char *mon_tok, struct perr *pe)
+			   const char *mon_tok, struct err *pe)
 {
 	if (!restricted(e, F_DOM) || restricted(e, F_DOW))
 		return 0;
@@ -259,20 +254,18 @@ static int check_reachable(const struct cron_expr *e, const char *dom_tok,
 		    dom_tok, mon_tok);
 }
 
-struct cron_expr *cron__parse(const char *text, char *err, size_t errlen)
+struct cron_expr *cron__parse(const char *text, struct err *pe)
 {
-	struct perr pe = { err, errlen };
 	struct cron_expr *e = NULL;
 	char *copy = NULL, *tok[F_COUNT + 1], *p;
 	int n = 0, rc = -EINVAL;
 
-	if (err && errlen)
-		err[0] = '\0';
+	err__clear(pe);
 	if (!text)
 		goto cleanup;
 	for (p = (char *)text; *p; p++) {
 		if ((unsigned char)*p < 0x20 && *p != ' ' && *p != '\t') {
-			fail(&pe, "control character 0x%02x in the expression", (unsigned char)*p);
+			fail(pe, "control character 0x%02x in the expression", (unsigned char)*p);
 			goto cleanup;
 		}
 	}
@@ -295,17 +288,17 @@ struct cron_expr *cron__parse(const char *text, char *err, size_t errlen)
 		*end = '\0';
 		for (size_t i = 0; i < ARRAY_SIZE(sc); i++)
 			if (strcmp(p, sc[i].name) == 0) {
-				fail(&pe, "'%s' is not supported: busybox crond 1.35 crashes on "
+				fail(pe, "'%s' is not supported: busybox crond 1.35 crashes on "
 				     "'@' lines (write '%s')", p, sc[i].expr);
 				goto cleanup;
 			}
-		fail(&pe, "'%.32s' is not a schedule (5 fields: minute hour day-of-month "
+		fail(pe, "'%.32s' is not a schedule (5 fields: minute hour day-of-month "
 		     "month day-of-week)", p);
 		goto cleanup;
 	}
 	while (*p) {
 		if (n == F_COUNT) {
-			fail(&pe, "more than 5 fields: '%.32s' is extra (minute hour "
+			fail(pe, "more than 5 fields: '%.32s' is extra (minute hour "
 			     "day-of-month month day-of-week)", p);
 			goto cleanup;
 		}
@@ -316,16 +309,16 @@ struct cron_expr *cron__parse(const char *text, char *err, size_t errlen)
 		p += strspn(p, " \t");
 	}
 	if (n != F_COUNT) {
-		fail(&pe, "%d field%s, 5 needed (minute hour day-of-month month day-of-week)",
+		fail(pe, "%d field%s, 5 needed (minute hour day-of-month month day-of-week)",
 		     n, n == 1 ? "" : "s");
 		goto cleanup;
 	}
 	for (int f = 0; f < F_COUNT; f++) {
-		rc = parse_field(f, tok[f], &e->set[f], &pe);
+		rc = parse_field(f, tok[f], &e->set[f], pe);
 		if (rc)
 			goto cleanup;
 	}
-	rc = check_reachable(e, tok[F_DOM], tok[F_MON], &pe);
+	rc = check_reachable(e, tok[F_DOM], tok[F_MON], pe);
 cleanup:
 	free(copy);
 	if (rc) {

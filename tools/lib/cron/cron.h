@@ -9,12 +9,15 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "core/err.h"
+
 struct cron_expr;
 
 /* Parse text. Return a new expression, or NULL with errno set (EINVAL: a
- * message naming the field, the offending text and why is written to err;
- * ENOMEM). An expression that can never match ("0 0 31 2 *") is an error. */
-struct cron_expr *cron__parse(const char *text, char *err, size_t errlen);
+ * message naming the field, the offending text and why goes to ERR, which
+ * may be NULL; ENOMEM). An expression that can never match ("0 0 31 2 *")
+ * is an error. */
+struct cron_expr *cron__parse(const char *text, struct err *err);
 void cron__free(struct cron_expr *e);
 
 /* Write the canonical form: "*" for every field that covers its whole range,

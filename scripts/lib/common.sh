@@ -8,8 +8,8 @@
 #      source tree, scripts/ and scripts/lib/;
 #   3. DIR/../lib/sidescope/common.sh: an installed script, PREFIX/bin next
 #      to PREFIX/lib/sidescope/ ('make install'; the image: /usr/local).
-# Each wrapper script opens with the same block, before anything else that
-# runs (a script may set ss_prog first):
+# Each wrapper script runs the same block right after its "set -eu" (a
+# script may set ss_prog just before it):
 #   # common.sh, by the rule in its header
 #   here=$(dirname -- "$0")
 #   for lib in "${SIDESCOPE_LIB:-}" "$here/lib/common.sh" "$here/../lib/sidescope/common.sh"; do

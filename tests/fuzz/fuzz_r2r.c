@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fd = fuzz_memfile(data, size, path, sizeof(path));
 	if (fd < 0)
 		return 0;
-	img = r2r__open(path);
+	img = r2r__open(path, NULL);
 	if (img) {
 		for (size_t i = 0; i < r2r__method_count(img); i++) {
 			r2r__method_at(img, i, &m);

@@ -27,6 +27,8 @@
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static char sample[PATH_MAX], il_only[PATH_MAX], tmpdir[PATH_MAX];
+/* why the last r2r__open failed */
+static struct err open_err;
 
 static void skip_all(const char *why)
 {
@@ -105,9 +107,9 @@ static void test_sample(void)
 	const char *name;
 	uint32_t start, size;
 
-	img = r2r__open(sample);
+	img = r2r__open(sample, &open_err);
 	if (!ok(img != NULL, "open the sample R2R image")) {
-		diag("%s: %s", sample, r2r__error());
+		diag("%s: %s", sample, open_err.msg);
 		return;
 	}
 	ok(slurp(sample, &file, &len) == 0, "read the sample image");
@@ -243,7 +245,7 @@ static void test_hooks(void)
 	char msg[1024], name[256];
 	uint64_t off = 0;
 	void *pe;
-	struct r2r_image *img = r2r__open(sample);
+	struct r2r_image *img = r2r__open(sample, &open_err);
 	struct r2r_method_info m;
 
 	if (!ok(img != NULL, "open the sample for the hook tests"))
@@ -290,12 +292,12 @@ static void expect_fail(const char *path, int want_errno, const char *want_msg, 
 	struct r2r_image *img;
 
 	errno = 0;
-	img = r2r__open(path);
-	if (!ok(img == NULL && errno == want_errno && strstr(r2r__error(), want_msg),
+	img = r2r__open(path, &open_err);
+	if (!ok(img == NULL && errno == want_errno && strstr(open_err.msg, want_msg),
 		"%s: fails with %s", what, strerror(want_errno)))
-		diag("errno %d, message '%s'", errno, r2r__error());
+		diag("errno %d, message '%s'", errno, open_err.msg);
 	else
-		diag("%s: %s", what, r2r__error());
+		diag("%s: %s", what, open_err.msg);
 	r2r__free(img);
 }
 
@@ -321,7 +323,7 @@ static void test_bad_files(void)
 
 	if (!ok(slurp(sample, &file, &len) == 0 && len > 1024, "read the sample for corruption"))
 		return;
-	img = r2r__open(sample);
+	img = r2r__open(sample, &open_err);
 	want_methods = img ? r2r__method_count(img) : 0;
 	r2r__free(img);
 	copy = malloc(len);
@@ -360,14 +362,14 @@ static void test_bad_files(void)
 	for (size_t cut = 0; cut < len; cut += cut < 1024 ? 1 : 61) {
 		spit(path, file, cut);
 		errno = 0;
-		img = r2r__open(path);
-		if (!img && errno == ENOEXEC && r2r__error()[0]) {
+		img = r2r__open(path, &open_err);
+		if (!img && errno == ENOEXEC && open_err.msg[0]) {
 			failed++;
 		} else if (img && r2r__method_count(img) == want_methods) {
 			survived++;	/* only trailing bytes cut */
 		} else {
 			diag("cut at %zu: img %p errno %d '%s'", cut, (void *)img, errno,
-			     r2r__error());
+			     open_err.msg);
 			clean++;
 		}
 		r2r__free(img);
@@ -390,9 +392,9 @@ static void test_bad_files(void)
 		}
 		spit(path, copy, len);
 		errno = 0;
-		img = r2r__open(path);
+		img = r2r__open(path, &open_err);
 		if (!img) {
-			if (errno == ENOEXEC && r2r__error()[0])
+			if (errno == ENOEXEC && open_err.msg[0])
 				failed++;
 			else
 				clean++;
@@ -450,10 +452,10 @@ static void test_corelib(void)
 		return;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	img = r2r__open(path);
+	img = r2r__open(path, &open_err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (!ok(img != NULL, "open %s", path)) {
-		diag("%s", r2r__error());
+		diag("%s", open_err.msg);
 		return;
 	}
 	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;

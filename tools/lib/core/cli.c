@@ -88,7 +88,7 @@ void cli__help(const struct cli *cli, FILE *f)
 			n = fprintf(f, "      --%s", o->name);
 		if (o->arg)
 			n += fprintf(f, " %s", o->arg);
-		fprintf(f, "%*s", n + 2 <= col ? col - n : 2, "");
+		fprintf(f, "%*s", n < col ? col - n : 2, "");
 		for (;;) {
 			nl = strchr(h, '\n');
 			if (!nl) {

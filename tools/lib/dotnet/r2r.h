@@ -16,13 +16,15 @@
  * in that module's metadata). Parameter lists come separately (signature).
  *
  * Every read is bounds checked: a truncated or corrupt file gives ENOEXEC
- * and a message from r2r__error(), never a crash. */
+ * and a message in the caller's struct err, never a crash. */
 #ifndef SIDESCOPE_R2R_H
 #define SIDESCOPE_R2R_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "core/err.h"
 
 struct r2r_image;
 
@@ -42,19 +44,17 @@ struct r2r_method_info {
  * most R2R_FILE_MAX bytes: the app's file is never mapped, so truncating it
  * cannot raise SIGBUS here). Return NULL with errno set: ENOENT/EACCES
  * (open), ENOEXEC (not a regular file, not PE, not .NET, corrupt, too
- * large, IL only, composite component), ENOMEM; r2r__error() says why in
- * one line. */
+ * large, IL only, composite component), EFBIG (more names than a real
+ * assembly has), ENOMEM; E (may be NULL) says why in one line, and is
+ * cleared ("") on success. */
 #define R2R_FILE_MAX (1ull << 30)
 #define R2R_FILE_MAX_TEXT "1 GiB"
-struct r2r_image *r2r__open(const char *path);
+struct r2r_image *r2r__open(const char *path, struct err *e);
 /* Drop the file's bytes once indexed: lookups by RVA or file offset and
  * r2r__method_at keep working; metadata queries (r2r__in_metadata, a
  * method's static flag) do not. */
 void r2r__release_file(struct r2r_image *img);
 void r2r__free(struct r2r_image *img);
-
-/* The reason of this thread's last r2r__open failure ("" if none). */
-const char *r2r__error(void);
 
 /* ReadyToRun header version, e.g. 9.2; machine as in the COFF header with
  * the OS bits removed (0x8664 x64, 0xaa64 arm64). */

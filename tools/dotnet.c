@@ -61,6 +61,7 @@ static const struct cli cli = {
 "  sidescope dotnet-methods App.dll 'SampleApp.*'              # a namespace\n"
 "  sidescope dotnet-methods --json App.dll > methods.json      # for scripts\n",
 	.col = 20,
+	.gap = 1,
 };
 
 struct env {

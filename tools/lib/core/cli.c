@@ -69,7 +69,7 @@ int cli__status(int c)
 
 void cli__help(const struct cli *cli, FILE *f)
 {
-	int col = cli->col ? cli->col : 22;
+	int col = cli->col ? cli->col : 22, gap = cli->gap ? cli->gap : 2;
 	const struct cli_opt *o;
 
 	fputs(cli->text, f);
@@ -88,7 +88,7 @@ void cli__help(const struct cli *cli, FILE *f)
 			n = fprintf(f, "      --%s", o->name);
 		if (o->arg)
 			n += fprintf(f, " %s", o->arg);
-		fprintf(f, "%*s", n < col ? col - n : 2, "");
+		fprintf(f, "%*s", n + gap <= col ? col - n : gap, "");
 		for (;;) {
 			nl = strchr(h, '\n');
 			if (!nl) {

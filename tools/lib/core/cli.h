@@ -38,6 +38,7 @@ struct cli {
 	const struct cli_opt *opts;
 	const char *tail;	/* the help after the options, or NULL */
 	int col;		/* column of the descriptions (0: 22) */
+	int gap;		/* the fewest spaces before a description (0: 2) */
 	int in_order;		/* stop at the first non-option (a subcommand) */
 };
 

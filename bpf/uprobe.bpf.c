@@ -8,6 +8,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include "maps.bpf.h"
 #include "pidns.h"
 #include "uprobe.h"
 
@@ -59,11 +60,7 @@ struct {
 
 static __always_inline void stat_add(__u32 probe, __u32 which)
 {
-	__u32 key = probe * UP_NSTATS + which;
-	__u64 *v = bpf_map_lookup_elem(&stats, &key);
-
-	if (v)
-		*v += 1;
+	percpu_inc(&stats, probe * UP_NSTATS + which);
 }
 
 /* Registers an expression can start from, indexed by enum up_base. Read
@@ -318,19 +315,6 @@ static __always_inline int run_filter(__u32 probe)
 	return c.st[(c.sp - 1) & (UP_FSTACK - 1)] != 0;
 }
 
-static __always_inline __u32 log2_u64(__u64 v)
-{
-	__u32 r = 0;
-
-	if (v >> 32) { v >>= 32; r += 32; }
-	if (v >> 16) { v >>= 16; r += 16; }
-	if (v >> 8) { v >>= 8; r += 8; }
-	if (v >> 4) { v >>= 4; r += 4; }
-	if (v >> 2) { v >>= 2; r += 2; }
-	if (v >> 1) { r += 1; }
-	return r;
-}
-
 static __always_inline void latency_start(__u32 probe)
 {
 	__u64 key = (bpf_get_current_pid_tgid() << 8) | probe;
@@ -344,17 +328,12 @@ static __always_inline void latency_end(__u32 probe)
 	__u64 key = (bpf_get_current_pid_tgid() << 8) | probe;
 	__u64 *ts = bpf_map_lookup_elem(&starts, &key);
 	__u64 d;
-	__u32 slot;
-	__u64 *h;
 
 	if (!ts)
 		return;
 	d = bpf_ktime_get_ns() - *ts;
 	bpf_map_delete_elem(&starts, &key);
-	slot = probe * UP_HIST_SLOTS + log2_u64(d);
-	h = bpf_map_lookup_elem(&hist, &slot);
-	if (h)
-		*h += 1;
+	percpu_inc(&hist, probe * UP_HIST_SLOTS + log2_u64(d));
 }
 
 static __always_inline int current_ns_ids(struct bpf_pidns_info *ns)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Types shared by bpf/uprobe.bpf.c and tools/uprobe.c: the per-probe fetch
+/* Types shared by bpf/uprobe.bpf.c and tools/lib/uprobe/: the per-probe fetch
  * recipe that user space compiles from a probe spec and the generic BPF
  * program runs, and the event records it sends through the ring buffer. */
 #ifndef SIDESCOPE_UPROBE_H
@@ -44,12 +44,29 @@ struct up_expr {
 	struct up_step steps[UP_MAX_STEPS];
 };
 
+/* The argument kinds, in one list: UP_ARG_KINDS(X) calls
+ * X(ID, NAME, UNIT, SECOND, FLAGS) for each, in the order of their values.
+ * ID makes UP_KIND_ID; NAME is the spec's function and the JSON "type";
+ * the other columns (tools/lib/uprobe/argkind.h) say how user space parses,
+ * sizes and decodes it. The BPF program uses the enum only; what it fetches
+ * for each kind is its switch in fetch_string(). */
+#define UP_ARG_KINDS(X)								\
+	/* the expression's value */						\
+	X(INT,    "int",           0, AK_NONE,       0)				\
+	/* NUL-terminated bytes at the value */					\
+	X(STR,    "str",           1, AK_MAX,        AK_CALL)			\
+	/* NUL-terminated UTF-16LE at the value */				\
+	X(STR16Z, "str16",         2, AK_MAX_OR_LEN, AK_CALL | AK_UTF16 | AK_NUL)	\
+	/* UTF-16LE of len code units at the value */				\
+	X(STR16N, "str16n",        2, AK_LEN,        AK_CALL | AK_UTF16 | AK_COUNTED)	\
+	/* .NET string: s32 length at +8, chars at +12 */			\
+	X(DOTNET, "dotnet_string", 2, AK_MAX,        AK_CALL | AK_UTF16 | AK_COUNTED)
+
 enum up_kind {
-	UP_KIND_INT = 0,	/* the expression's value */
-	UP_KIND_STR = 1,	/* NUL-terminated bytes at the value */
-	UP_KIND_STR16Z = 2,	/* NUL-terminated UTF-16LE at the value */
-	UP_KIND_STR16N = 3,	/* UTF-16LE of len code units at the value */
-	UP_KIND_DOTNET = 4,	/* .NET string: s32 length at +8, chars at +12 */
+#define UP_KIND_ENUM(id, name, unit, second, flags) UP_KIND_##id,
+	UP_ARG_KINDS(UP_KIND_ENUM)
+#undef UP_KIND_ENUM
+	UP_NKINDS
 };
 
 struct up_slot {

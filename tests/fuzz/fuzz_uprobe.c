@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *nul = memchr(data, 0, size);
 	size_t slen = nul ? (size_t)(nul - data) : size, rlen, len;
 	struct probe_spec *ps;
-	struct ps_error err;
+	struct err err;
 	char *spec, out[1024];
 	uint8_t *rec;
 

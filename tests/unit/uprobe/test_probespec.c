@@ -9,7 +9,7 @@
 
 static struct probe_spec *parse_ok(const char *text)
 {
-	struct ps_error err;
+	struct err err;
 	struct probe_spec *ps = probespec__parse(text, &err);
 
 	if (!ok(ps != NULL, "parses: %s", text))
@@ -55,7 +55,7 @@ static const struct bad bads[] = {
 int main(void)
 {
 	struct probe_spec *ps;
-	struct ps_error err;
+	struct err err;
 	size_t i;
 
 	ps = parse_ok("p:/usr/bin/app:main");

@@ -34,7 +34,7 @@ int main(void)
 {
 	static const uint16_t hi[] = { 'h', 0xe9, 0xd83d, 0xde00, '\n' };
 	struct probe_spec *ps;
-	struct ps_error err;
+	struct err err;
 	struct upfmt *f, *j;
 	const char *line;
 	size_t len, size;

@@ -10,12 +10,13 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "uprobe/argkind.h"
 #include "uprobe/probespec.h"
 
 struct parser {
 	const char *text;
 	const char *p;
-	struct ps_error *err;
+	struct err *err;
 	struct probe_spec *ps;
 	bool failed;
 };
@@ -334,7 +335,7 @@ static bool parse_not(struct parser *ps)
 	}
 	if (*ps->p == '(') {
 		struct up_recipe saved = ps->ps->recipe;
-		struct ps_error saved_err = *ps->err;
+		struct err saved_err = *ps->err;
 		const char *after;
 
 		ps->p++;
@@ -402,14 +403,68 @@ static bool parse_max(struct parser *ps, int *out)
 	return true;
 }
 
-/* One ARG: str(...), str16(...), str16n(...), dotnet_string(...) or an
- * integer expression. */
+/* The optional second argument of a string kind, after the ','. */
+static bool parse_second(struct parser *ps, const struct argkind *ak, struct ps_arg *a,
+			 struct up_slot *sl)
+{
+	const char *lat;
+	struct up_expr l;
+
+	skip_ws(ps);
+	lat = ps->p;
+	switch (ak->second) {
+	case AK_LEN:
+		return parse_expr(ps, &sl->len);
+	case AK_MAX_OR_LEN:
+		if (!parse_expr(ps, &l))
+			return false;
+		if (expr_is_const(&l)) {
+			ps->p = lat;
+			return parse_max(ps, &a->max_units);
+		}
+		/* str16(E, LEN) with LEN a value: counted */
+		a->kind = UP_KIND_STR16N;
+		sl->len = l;
+		return true;
+	default:
+		return parse_max(ps, &a->max_units);
+	}
+}
+
+/* KIND(E[, SECOND]) of a string kind, its name already read. */
+static bool parse_string_arg(struct parser *ps, const char *name, size_t n, struct ps_arg *a,
+			     struct up_slot *sl)
+{
+	const struct argkind *ak = argkind__get(a->kind);
+
+	if (!eat(ps, "(")) {
+		fail_at(ps, ps->p, "expected '(' after '%.*s'", (int)n, name);
+		return false;
+	}
+	if (!parse_expr(ps, &sl->val))
+		return false;
+	if (eat(ps, ",")) {
+		if (!parse_second(ps, ak, a, sl))
+			return false;
+	} else if (ak->second == AK_LEN) {
+		fail_at(ps, ps->p, "%s needs a length: %s(EXPR, LEN)", ak->name, ak->name);
+		return false;
+	}
+	if (!eat(ps, ")")) {
+		fail_at(ps, ps->p, "expected ')'");
+		return false;
+	}
+	sl->kind = a->kind;
+	return true;
+}
+
+/* One ARG: a string kind's call (argkind.h) or an integer expression. */
 static bool parse_arg(struct parser *ps)
 {
 	struct probe_spec *spec = ps->ps;
 	struct ps_arg *a;
-	const char *at;
-	int slot;
+	const char *at, *end;
+	int slot, kind;
 
 	skip_ws(ps);
 	at = ps->p;
@@ -421,61 +476,14 @@ static bool parse_arg(struct parser *ps)
 	slot = add_slot(ps, at, UP_KIND_INT);
 	if (slot < 0)
 		return false;
-	if (eat_word(ps, "str") || eat_word(ps, "str16") || eat_word(ps, "str16n") ||
-	    eat_word(ps, "dotnet_string")) {
-		struct up_slot *sl = &spec->recipe.slots[slot];
-		size_t n = (size_t)(ps->p - at);
-
-		while (*at == ' ' || *at == '\t')
-			at++, n--;
-		if (strncmp(at, "str16n", 6) == 0)
-			a->kind = UP_KIND_STR16N;
-		else if (strncmp(at, "str16", 5) == 0)
-			a->kind = UP_KIND_STR16Z;
-		else if (strncmp(at, "str", 3) == 0)
-			a->kind = UP_KIND_STR;
-		else
-			a->kind = UP_KIND_DOTNET;
-		if (!eat(ps, "(")) {
-			fail_at(ps, ps->p, "expected '(' after '%.*s'", (int)n, at);
+	for (end = at; is_ident(*end); end++)
+		;
+	kind = argkind__by_name(at, (size_t)(end - at));
+	if (kind >= 0) {
+		ps->p = end;
+		a->kind = (enum up_kind)kind;
+		if (!parse_string_arg(ps, at, (size_t)(end - at), a, &spec->recipe.slots[slot]))
 			return false;
-		}
-		if (!parse_expr(ps, &sl->val))
-			return false;
-		if (eat(ps, ",")) {
-			const char *lat;
-
-			skip_ws(ps);
-			lat = ps->p;
-			if (a->kind == UP_KIND_STR16N) {
-				if (!parse_expr(ps, &sl->len))
-					return false;
-			} else if (a->kind == UP_KIND_STR16Z) {
-				struct up_expr l;
-
-				if (!parse_expr(ps, &l))
-					return false;
-				if (expr_is_const(&l)) {
-					ps->p = lat;
-					if (!parse_max(ps, &a->max_units))
-						return false;
-				} else {
-					/* str16(E, LEN) with LEN a value: counted */
-					a->kind = UP_KIND_STR16N;
-					sl->len = l;
-				}
-			} else if (!parse_max(ps, &a->max_units)) {
-				return false;
-			}
-		} else if (a->kind == UP_KIND_STR16N) {
-			fail_at(ps, ps->p, "str16n needs a length: str16n(EXPR, LEN)");
-			return false;
-		}
-		if (!eat(ps, ")")) {
-			fail_at(ps, ps->p, "expected ')'");
-			return false;
-		}
-		sl->kind = a->kind;
 	} else {
 		a->kind = UP_KIND_INT;
 		if (!parse_expr(ps, &spec->recipe.slots[slot].val))
@@ -628,14 +636,228 @@ bool probespec__is_short_name(const char *binary)
 	return binary[0] && !strchr(binary, '/');
 }
 
-struct probe_spec *probespec__parse(const char *text, struct ps_error *err)
+/* "p:" or "r:", then BINARY up to the next ':'. Return 0, -EINVAL or -ENOMEM. */
+static int parse_head(struct parser *P)
 {
-	struct parser P = { .text = text, .p = text, .err = err };
-	struct probe_spec *spec;
-	const char *bin, *sym, *end;
-	int nconv = 0, i;
+	struct probe_spec *spec = P->ps;
+	const char *bin, *end;
 
-	memset(err, 0, sizeof(*err));
+	skip_ws(P);
+	if ((P->p[0] != 'p' && P->p[0] != 'r') || P->p[1] != ':') {
+		fail_at(P, P->p, "a probe starts with 'p:' (entry) or 'r:' (return)");
+		return -EINVAL;
+	}
+	spec->is_ret = P->p[0] == 'r';
+	spec->recipe.is_ret = spec->is_ret;
+	bin = P->p + 2;
+	end = strchr(bin, ':');
+	if (!end || end == bin) {
+		fail_at(P, bin, end ? "missing binary before ':'" :
+			"expected BINARY:SYMBOL after the probe type");
+		return -EINVAL;
+	}
+	spec->binary = dup_range(bin, end);
+	if (!spec->binary)
+		return -ENOMEM;
+	P->p = end + 1;
+	return 0;
+}
+
+static void skip_name(struct parser *P)
+{
+	while (*P->p && *P->p != ' ' && *P->p != '\t' && *P->p != '"' && *P->p != '(')
+		P->p++;
+}
+
+/* A C++ or .NET name may carry a signature: "(...)" right after the name,
+ * with no blank before it and no argN/retval inside, belongs to the symbol;
+ * otherwise it is a filter. Return 0 or -ENOMEM. */
+static int skip_signature(struct parser *P, const char *sym)
+{
+	const char *q = P->p;
+	int depth = 0;
+	char *grp;
+
+	if (*P->p != '(' || P->p == sym)
+		return 0;
+	for (; *q; q++) {
+		if (*q == '(')
+			depth++;
+		else if (*q == ')' && --depth == 0)
+			break;
+	}
+	if (*q != ')')
+		return 0;
+	grp = dup_range(P->p, q + 1);
+	if (!grp)
+		return -ENOMEM;
+	if (!strstr(grp, "arg") && !strstr(grp, "retval") && !strpbrk(grp, "<>=!&|"))
+		P->p = q + 1;
+	free(grp);
+	skip_name(P);
+	return 0;
+}
+
+/* SYMBOL[+OFFSET] or 0xFILEOFFSET, and the label. Return 0, -EINVAL or
+ * -ENOMEM. */
+static int parse_target(struct parser *P)
+{
+	struct probe_spec *spec = P->ps;
+	const char *sym = P->p, *plus = NULL, *q;
+	char *e;
+
+	skip_name(P);
+	if (skip_signature(P, sym))
+		return -ENOMEM;
+	if (P->p == sym) {
+		fail_at(P, sym, "missing symbol or 0xOFFSET after the binary");
+		return -EINVAL;
+	}
+	if (sym[0] == '0' && (sym[1] == 'x' || sym[1] == 'X')) {
+		errno = 0;
+		spec->offset = strtoull(sym, &e, 16);
+		if (errno || e != P->p || e == sym + 2) {
+			fail_at(P, sym, "invalid file offset (expected 0xHEX)");
+			return -EINVAL;
+		}
+		spec->label = dup_range(sym, P->p);
+		return spec->label ? 0 : -ENOMEM;
+	}
+	for (q = sym; q < P->p; q++)
+		if (*q == '+')
+			plus = q;
+	spec->label = dup_range(sym, P->p);
+	if (!spec->label)
+		return -ENOMEM;
+	if (plus && plus + 1 < P->p && isdigit((unsigned char)plus[1])) {
+		errno = 0;
+		spec->offset = strtoull(plus + 1, &e, 0);
+		if (errno || e != P->p) {
+			fail_at(P, plus + 1, "invalid offset after '+'");
+			return -EINVAL;
+		}
+		spec->symbol = dup_range(sym, plus);
+	} else {
+		spec->symbol = dup_range(sym, P->p);
+	}
+	return spec->symbol ? 0 : -ENOMEM;
+}
+
+/* An optional (FILTER). Return 0, -EINVAL or -ENOMEM. */
+static int parse_filter(struct parser *P)
+{
+	struct probe_spec *spec = P->ps;
+	const char *fstart;
+
+	skip_ws(P);
+	if (*P->p != '(')
+		return 0;
+	fstart = P->p;
+	P->p++;
+	if (!parse_or(P))
+		return -EINVAL;
+	if (!eat(P, ")")) {
+		fail_at(P, P->p, "expected ')' to end the filter");
+		return -EINVAL;
+	}
+	spec->has_filter = true;
+	spec->filter_text = dup_range(fstart + 1, P->p - 1);
+	if (!spec->filter_text)
+		return -ENOMEM;
+	skip_ws(P);
+	return 0;
+}
+
+/* Arguments take slots 0..nargs-1: move the filter's operands (FR, NF
+ * slots) after them. Return 0 or -EINVAL. */
+static int place_filter_slots(struct parser *P, const struct up_recipe *fr, __u32 nf)
+{
+	struct up_recipe *r = &P->ps->recipe;
+	int i;
+
+	if (r->nslots + nf > UP_MAX_SLOTS) {
+		fail_at(P, P->text, "too many values to fetch (at most %d, filter operands included)",
+			UP_MAX_SLOTS);
+		return -EINVAL;
+	}
+	for (i = 0; i < (int)nf; i++)
+		r->slots[r->nslots + i] = fr->slots[i];
+	for (i = 0; i < (int)fr->nfops; i++)
+		if (r->fops[i].op == UP_FOP_SLOT)
+			r->fops[i].slot += r->nslots;
+	r->nslots += nf;
+	return 0;
+}
+
+/* Every conversion fits its argument: %s a string, the others an integer. */
+static int check_conversions(struct parser *P)
+{
+	struct probe_spec *spec = P->ps;
+	int i;
+
+	for (i = 0; i < spec->npieces; i++) {
+		struct ps_piece *pc = &spec->pieces[i];
+
+		if (pc->lit)
+			continue;
+		if ((pc->conv == 's') != argkind__is_string(spec->args[pc->arg].kind)) {
+			fail_at(P, P->text, "argument %d (%s) does not fit %%%c: %s", pc->arg + 1,
+				spec->args[pc->arg].text, pc->conv,
+				pc->conv == 's' ? "%s needs str(), str16() or dotnet_string()" :
+				"strings print with %s");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* An optional "FORMAT"[, ARG...] up to the end. Return 0 or -EINVAL. */
+static int parse_output(struct parser *P)
+{
+	struct probe_spec *spec = P->ps;
+	struct up_recipe fr = spec->recipe;
+	int nconv = 0;
+
+	if (*P->p != '"') {
+		if (!*P->p)
+			return 0;
+		fail_at(P, P->p, *P->p == ',' ? "arguments need a \"FORMAT\" first" :
+			"unexpected text (expected (FILTER) or \"FORMAT\")");
+		return -EINVAL;
+	}
+	spec->recipe.nslots = 0;
+	spec->has_format = true;
+	if (!parse_format(P, &nconv))
+		return -EINVAL;
+	while (eat(P, ","))
+		if (!parse_arg(P))
+			return -EINVAL;
+	if (P->failed)
+		return -EINVAL;
+	skip_ws(P);
+	if (*P->p) {
+		fail_at(P, P->p, "unexpected text after the arguments (missing ','?)");
+		return -EINVAL;
+	}
+	if (nconv != spec->nargs) {
+		fail_at(P, P->p, "the format has %d conversion%s but %d argument%s follow%s",
+			nconv, nconv == 1 ? "" : "s", spec->nargs,
+			spec->nargs == 1 ? "" : "s", spec->nargs == 1 ? "s" : "");
+		return -EINVAL;
+	}
+	if (place_filter_slots(P, &fr, fr.nslots))
+		return -EINVAL;
+	return check_conversions(P);
+}
+
+struct probe_spec *probespec__parse(const char *text, struct err *err)
+{
+	struct err scratch;
+	struct parser P = { .text = text, .p = text, .err = err ? err : &scratch };
+	struct probe_spec *spec;
+	int r;
+
+	err__clear(P.err);
 	spec = calloc(1, sizeof(*spec));
 	if (!spec) {
 		errno = ENOMEM;
@@ -643,182 +865,25 @@ struct probe_spec *probespec__parse(const char *text, struct ps_error *err)
 	}
 	P.ps = spec;
 	spec->text = strdup(text);
-	if (!spec->text)
-		goto nomem;
-	skip_ws(&P);
-	if ((P.p[0] != 'p' && P.p[0] != 'r') || P.p[1] != ':') {
-		fail_at(&P, P.p, "a probe starts with 'p:' (entry) or 'r:' (return)");
-		goto fail;
-	}
-	spec->is_ret = P.p[0] == 'r';
-	spec->recipe.is_ret = spec->is_ret;
-	bin = P.p + 2;
-	end = strchr(bin, ':');
-	if (!end || end == bin) {
-		fail_at(&P, bin, end ? "missing binary before ':'" :
-			"expected BINARY:SYMBOL after the probe type");
-		goto fail;
-	}
-	spec->binary = dup_range(bin, end);
-	if (!spec->binary)
-		goto nomem;
-	sym = end + 1;
-	P.p = sym;
-	while (*P.p && *P.p != ' ' && *P.p != '\t' && *P.p != '"' && *P.p != '(')
-		P.p++;
-	/* a C++ or .NET name may carry a signature: "(...)" right after the
-	 * name, with no blank before it and no argN/retval inside, belongs to
-	 * the symbol; otherwise it is a filter */
-	if (*P.p == '(' && P.p > sym) {
-		int depth = 0;
-		const char *q = P.p;
-
-		for (; *q; q++) {
-			if (*q == '(')
-				depth++;
-			else if (*q == ')' && --depth == 0)
-				break;
-		}
-		if (*q == ')') {
-			char *grp = dup_range(P.p, q + 1);
-
-			if (!grp)
-				goto nomem;
-			if (!strstr(grp, "arg") && !strstr(grp, "retval") && !strpbrk(grp, "<>=!&|"))
-				P.p = q + 1;
-			free(grp);
-			while (*P.p && *P.p != ' ' && *P.p != '\t' && *P.p != '"' && *P.p != '(')
-				P.p++;
-		}
-	}
-	if (P.p == sym) {
-		fail_at(&P, sym, "missing symbol or 0xOFFSET after the binary");
-		goto fail;
-	}
-	if (sym[0] == '0' && (sym[1] == 'x' || sym[1] == 'X')) {
-		char *e;
-
-		errno = 0;
-		spec->offset = strtoull(sym, &e, 16);
-		if (errno || e != P.p || e == sym + 2) {
-			fail_at(&P, sym, "invalid file offset (expected 0xHEX)");
-			goto fail;
-		}
-		spec->label = dup_range(sym, P.p);
-		if (!spec->label)
-			goto nomem;
-	} else {
-		const char *plus = NULL, *q;
-
-		for (q = sym; q < P.p; q++)
-			if (*q == '+')
-				plus = q;
-		spec->label = dup_range(sym, P.p);
-		if (!spec->label)
-			goto nomem;
-		if (plus && plus + 1 < P.p && isdigit((unsigned char)plus[1])) {
-			char *e;
-
-			errno = 0;
-			spec->offset = strtoull(plus + 1, &e, 0);
-			if (errno || e != P.p) {
-				fail_at(&P, plus + 1, "invalid offset after '+'");
-				goto fail;
-			}
-			spec->symbol = dup_range(sym, plus);
-		} else {
-			spec->symbol = dup_range(sym, P.p);
-		}
-		if (!spec->symbol)
-			goto nomem;
-	}
-
-	skip_ws(&P);
-	if (*P.p == '(') {
-		const char *fstart = P.p;
-
-		P.p++;
-		if (!parse_or(&P))
-			goto fail;
-		if (!eat(&P, ")")) {
-			fail_at(&P, P.p, "expected ')' to end the filter");
-			goto fail;
-		}
-		spec->has_filter = true;
-		spec->filter_text = dup_range(fstart + 1, P.p - 1);
-		if (!spec->filter_text)
-			goto nomem;
-		skip_ws(&P);
-	}
-	/* arguments take slots 0..nargs-1: move filter operands after them */
-	if (*P.p == '"') {
-		struct up_recipe fr = spec->recipe;
-		__u32 nf = fr.nslots;
-
-		spec->recipe.nslots = 0;
-		spec->has_format = true;
-		if (!parse_format(&P, &nconv))
-			goto fail;
-		while (eat(&P, ","))
-			if (!parse_arg(&P))
-				goto fail;
-		if (P.failed)
-			goto fail;
-		skip_ws(&P);
-		if (*P.p) {
-			fail_at(&P, P.p, "unexpected text after the arguments (missing ','?)");
-			goto fail;
-		}
-		if (nconv != spec->nargs) {
-			fail_at(&P, P.p, "the format has %d conversion%s but %d argument%s follow%s",
-				nconv, nconv == 1 ? "" : "s", spec->nargs,
-				spec->nargs == 1 ? "" : "s", spec->nargs == 1 ? "s" : "");
-			goto fail;
-		}
-		if (spec->recipe.nslots + nf > UP_MAX_SLOTS) {
-			fail_at(&P, text, "too many values to fetch (at most %d, filter operands included)",
-				UP_MAX_SLOTS);
-			goto fail;
-		}
-		for (i = 0; i < (int)nf; i++)
-			spec->recipe.slots[spec->recipe.nslots + i] = fr.slots[i];
-		for (i = 0; i < (int)fr.nfops; i++)
-			if (spec->recipe.fops[i].op == UP_FOP_SLOT)
-				spec->recipe.fops[i].slot += spec->recipe.nslots;
-		spec->recipe.nslots += nf;
-		for (i = 0; i < spec->npieces; i++) {
-			struct ps_piece *pc = &spec->pieces[i];
-
-			if (pc->lit)
-				continue;
-			if ((pc->conv == 's') != (spec->args[pc->arg].kind != UP_KIND_INT)) {
-				fail_at(&P, text, "argument %d (%s) does not fit %%%c: %s", pc->arg + 1,
-					spec->args[pc->arg].text, pc->conv,
-					pc->conv == 's' ? "%s needs str(), str16() or dotnet_string()" :
-					"strings print with %s");
-				goto fail;
-			}
-		}
-	} else if (*P.p) {
-		fail_at(&P, P.p, *P.p == ',' ? "arguments need a \"FORMAT\" first" :
-			"unexpected text (expected (FILTER) or \"FORMAT\")");
-		goto fail;
-	}
-	return spec;
-
-nomem:
-	probespec__free(spec);
-	errno = ENOMEM;
-	return NULL;
-fail:
-	if (!P.failed)
+	r = spec->text ? 0 : -ENOMEM;
+	if (!r)
+		r = parse_head(&P);
+	if (!r)
+		r = parse_target(&P);
+	if (!r)
+		r = parse_filter(&P);
+	if (!r)
+		r = parse_output(&P);
+	if (!r)
+		return spec;
+	if (r == -EINVAL && !P.failed)
 		fail_at(&P, P.p, "invalid probe");
 	probespec__free(spec);
-	errno = EINVAL;
+	errno = -r;
 	return NULL;
 }
 
-int probespec__finish(struct probe_spec *ps, unsigned int max_units, struct ps_error *err)
+int probespec__finish(struct probe_spec *ps, unsigned int max_units, struct err *err)
 {
 	unsigned int total = 0;
 	int i;
@@ -827,21 +892,18 @@ int probespec__finish(struct probe_spec *ps, unsigned int max_units, struct ps_e
 		struct up_slot *sl = &ps->recipe.slots[i];
 		unsigned int units;
 
-		if (ps->args[i].kind == UP_KIND_INT)
+		if (!argkind__is_string(ps->args[i].kind))
 			continue;
 		units = ps->args[i].max_units ? (unsigned)ps->args[i].max_units : max_units;
 		if (units > UP_MAX_UNITS)
 			units = UP_MAX_UNITS;
 		sl->max_units = (__u16)units;
-		total += ps->args[i].kind == UP_KIND_STR ? units + 1 : (units + 1) * 2;
+		total += argkind__data_bytes(ps->args[i].kind, units);
 	}
-	if (total > UP_DATA_MAX) {
-		err->col = 1;
-		snprintf(err->msg, sizeof(err->msg),
-			 "the strings of one event need %u bytes, more than %d (lower --max-str)",
-			 total, UP_DATA_MAX);
-		return -E2BIG;
-	}
+	if (total > UP_DATA_MAX)
+		return err__set_at(err, 1, E2BIG,
+				   "the strings of one event need %u bytes, more than %d (lower --max-str)",
+				   total, UP_DATA_MAX);
 	return 0;
 }
 
@@ -863,7 +925,7 @@ void probespec__free(struct probe_spec *ps)
 	free(ps);
 }
 
-void probespec__print_error(const char *text, const struct ps_error *err)
+void probespec__print_error(const char *text, const struct err *err)
 {
 	int col = err->col > 0 ? err->col : 1;
 	int len = (int)strlen(text);

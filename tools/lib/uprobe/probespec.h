@@ -19,16 +19,11 @@
 #include <stdint.h>
 
 #include <linux/types.h>
+#include "core/err.h"
 #include "uprobe.h"
 
 #define PS_MAX_ARGS	6
 #define PS_MAX_PIECES	(2 * PS_MAX_ARGS + 1)
-
-/* Where a parse failed: 1-based column in the spec text and why. */
-struct ps_error {
-	int col;
-	char msg[160];
-};
 
 /* One piece of the format: literal text, or a conversion of one argument. */
 struct ps_piece {
@@ -65,19 +60,20 @@ struct probe_spec {
 };
 
 /* Parse TEXT. Return a new spec (caller frees with probespec__free), or NULL
- * with err filled and errno = EINVAL (ENOMEM on allocation failure). */
-struct probe_spec *probespec__parse(const char *text, struct ps_error *err);
+ * with errno = EINVAL and ERR (may be NULL) saying where (col, 1-based) and
+ * why, or errno = ENOMEM. */
+struct probe_spec *probespec__parse(const char *text, struct err *err);
 void probespec__free(struct probe_spec *ps);
 
 /* Fill in the string limits: every string argument without an explicit MAX
  * gets max_units. Return 0, or -E2BIG when the strings of one event would
- * not fit the event's data area (message in err). */
-int probespec__finish(struct probe_spec *ps, unsigned int max_units, struct ps_error *err);
+ * not fit the event's data area (message in ERR, col 1). */
+int probespec__finish(struct probe_spec *ps, unsigned int max_units, struct err *err);
 
 /* Whether a name is a library short name ("c", "ssl") rather than a path. */
 bool probespec__is_short_name(const char *binary);
 
 /* Print the error, the spec, and a caret under the failing column. */
-void probespec__print_error(const char *text, const struct ps_error *err);
+void probespec__print_error(const char *text, const struct err *err);
 
 #endif

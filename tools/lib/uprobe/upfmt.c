@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "core/escape.h"
+#include "uprobe/argkind.h"
 #include "uprobe/upfmt.h"
 #include "uprobe/utf16.h"
 #include "core/json.h"
@@ -306,6 +307,7 @@ static void decode_str(struct upfmt *f, int arg, const struct up_slot *sl,
 static void decode_str_once(struct upfmt *f, int arg, const struct up_slot *sl,
 			    const struct up_val *v, const uint8_t *data, struct dval *d)
 {
+	const struct argkind *ak = argkind__get(sl->kind);
 	struct utf16_info info;
 	unsigned int fl;
 	size_t max = sl->max_units;
@@ -325,7 +327,7 @@ static void decode_str_once(struct upfmt *f, int arg, const struct up_slot *sl,
 		return;
 	}
 	d->partial = v->flags & UP_VF_PARTIAL;
-	if (sl->kind == UP_KIND_STR) {
+	if (!(ak->flags & AK_UTF16)) {
 		size_t n = v->len;
 
 		/* raw bytes: stop at a NUL in case the copy holds one */
@@ -339,7 +341,7 @@ static void decode_str_once(struct upfmt *f, int arg, const struct up_slot *sl,
 		return;
 	}
 	fl = 0;
-	if (sl->kind == UP_KIND_STR16Z)
+	if (ak->flags & AK_NUL)
 		fl |= UTF16_STOP_NUL;
 	if (v->flags & UP_VF_CUT)
 		fl |= UTF16_MORE;
@@ -480,17 +482,6 @@ static void format_text(struct upfmt *f, const struct probe_spec *ps,
 	}
 }
 
-static const char *kind_name(enum up_kind k)
-{
-	switch (k) {
-	case UP_KIND_STR: return "str";
-	case UP_KIND_STR16Z: return "str16";
-	case UP_KIND_STR16N: return "str16n";
-	case UP_KIND_DOTNET: return "dotnet_string";
-	default: return "int";
-	}
-}
-
 static void format_json_args(struct upfmt *f, const struct probe_spec *ps,
 			     const struct up_event_hdr *h, const uint8_t *data, struct buf *b)
 {
@@ -499,6 +490,7 @@ static void format_json_args(struct upfmt *f, const struct probe_spec *ps,
 	puts_(b, ",\"args\":[");
 	for (i = 0; i < ps->nargs; i++) {
 		const struct up_val *v = &h->vals[i];
+		const struct argkind *ak = argkind__get(ps->args[i].kind);
 		const struct ps_piece *pc = NULL;
 		int k;
 
@@ -510,9 +502,9 @@ static void format_json_args(struct upfmt *f, const struct probe_spec *ps,
 		puts_(b, "{\"expr\":");
 		put_json(b, ps->args[i].text, strlen(ps->args[i].text));
 		puts_(b, ",\"type\":\"");
-		puts_(b, kind_name(ps->args[i].kind));
+		puts_(b, ak->name);
 		putc_(b, '"');
-		if (ps->args[i].kind == UP_KIND_INT) {
+		if (!ak->unit) {
 			if (v->flags & UP_VF_FAULT)
 				puts_(b, ",\"value\":null,\"fault\":true");
 			else if (pc && pc->conv == 'c') {
@@ -532,7 +524,7 @@ static void format_json_args(struct upfmt *f, const struct probe_spec *ps,
 			puts_(b, ",\"address\":\"0x");
 			put_hex(b, v->value);
 			putc_(b, '"');
-			if (ps->args[i].kind == UP_KIND_STR16N || ps->args[i].kind == UP_KIND_DOTNET)
+			if (ak->flags & AK_COUNTED)
 				if (!(v->flags & (UP_VF_NULL | UP_VF_FAULT)))
 				{
 					puts_(b, ",\"length\":");

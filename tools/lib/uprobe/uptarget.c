@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/appfile.h"
+#include "core/err.h"
 #include "sym/elfsym.h"
 #include "core/proc.h"
 #include "uprobe/uptarget.h"
@@ -93,9 +94,9 @@ static int search_lib_dirs(const char *name, char *host, size_t size)
 }
 
 /* Open HOST (appfile__open: a /proc/PID/root path stays inside that root,
- * regular files only) into *FD; on failure say why in MSG. */
+ * regular files only) into *FD; on failure say why in ERR. */
 static int open_host(pid_t pid, const char *binary, const char *host, int *fd,
-		     char *msg, size_t msgsize)
+		     struct err *e)
 {
 	int err;
 
@@ -105,18 +106,16 @@ static int open_host(pid_t pid, const char *binary, const char *host, int *fd,
 	err = -*fd;
 	*fd = -1;
 	if (pid > 0)
-		snprintf(msg, msgsize, "cannot open %s in the mount namespace of PID %d: %s%s",
-			 binary, (int)pid, appfile__strerror(err),
-			 err == EACCES || err == EPERM ?
-			 " (other users' processes need CAP_SYS_PTRACE; run 'doctor')" : "");
-	else
-		snprintf(msg, msgsize, "cannot open %s: %s%s", binary, appfile__strerror(err),
-			 err == ENOENT ? " (a file of another container? add -p PID)" : "");
-	return -err;
+		return err__set(e, err, "cannot open %s in the mount namespace of PID %d: %s%s",
+				binary, (int)pid, appfile__strerror(err),
+				err == EACCES || err == EPERM ?
+				" (other users' processes need CAP_SYS_PTRACE; run 'doctor')" : "");
+	return err__set(e, err, "cannot open %s: %s%s", binary, appfile__strerror(err),
+			err == ENOENT ? " (a file of another container? add -p PID)" : "");
 }
 
 int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size, int *fd,
-		     char *msg, size_t msgsize)
+		     struct err *e)
 {
 	int n;
 
@@ -126,12 +125,12 @@ int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size, int
 			snprintf(host, size, "%s", binary);
 		if (n < 0 || (size_t)n >= size)
 			return -ENAMETOOLONG;
-		return open_host(pid, binary, host, fd, msg, msgsize);
+		return open_host(pid, binary, host, fd, e);
 	}
 	if (strchr(binary, '/')) {
-		snprintf(msg, msgsize, "binary '%s' must be an absolute path or a library name such as 'c'",
-			 binary);
-		return -EINVAL;
+		return err__set(e, EINVAL,
+				"binary '%s' must be an absolute path or a library name such as 'c'",
+				binary);
 	}
 	if (pid > 0) {
 		struct proc_maps *m = proc_maps__load(pid);
@@ -140,10 +139,9 @@ int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size, int
 		if (!m) {
 			int err = errno;
 
-			snprintf(msg, msgsize, "cannot read the mappings of PID %d: %s%s", (int)pid,
-				 strerror(err), err == EACCES || err == EPERM ?
-				 " (other users' processes need CAP_SYS_PTRACE; run 'doctor')" : "");
-			return -err;
+			return err__set(e, err, "cannot read the mappings of PID %d: %s%s", (int)pid,
+					strerror(err), err == EACCES || err == EPERM ?
+					" (other users' processes need CAP_SYS_PTRACE; run 'doctor')" : "");
 		}
 		for (i = 0; i < m->n; i++) {
 			const char *p = m->maps[i].path;
@@ -156,20 +154,18 @@ int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size, int
 			proc_maps__free(m);
 			if (n < 0 || (size_t)n >= size)
 				return -ENAMETOOLONG;
-			return open_host(pid, binary, host, fd, msg, msgsize);
+			return open_host(pid, binary, host, fd, e);
 		}
 		proc_maps__free(m);
-		snprintf(msg, msgsize, "PID %d has no library '%s' mapped (see /proc/%d/maps)",
-			 (int)pid, binary, (int)pid);
-		return -ENOENT;
+		return err__set(e, ENOENT, "PID %d has no library '%s' mapped (see /proc/%d/maps)",
+				(int)pid, binary, (int)pid);
 	}
 	if (search_lib_dirs(binary, host, size)) {
-		snprintf(msg, msgsize, "no library 'lib%s.so*' in the standard library directories "
-			 "(give an absolute path, or -p PID to search what a process has mapped)",
-			 binary);
-		return -ENOENT;
+		return err__set(e, ENOENT, "no library 'lib%s.so*' in the standard library "
+				"directories (give an absolute path, or -p PID to search what a "
+				"process has mapped)", binary);
 	}
-	return open_host(pid, binary, host, fd, msg, msgsize);
+	return open_host(pid, binary, host, fd, e);
 }
 
 int uptarget__is_pe(int fd)
@@ -181,68 +177,66 @@ int uptarget__is_pe(int fd)
 	return m[0] == 'M' && m[1] == 'Z';
 }
 
-int uptarget__symbol(int fd, const char *host, const char *debug_root, const char *symbol,
-		     uint64_t *file_offset, char *msg, size_t msgsize)
+/* The only function named SYMBOL in the ELF file at FD. */
+static int elf_symbol(int fd, const char *host, const char *debug_root, const char *symbol,
+		      uint64_t *file_offset, struct err *e)
 {
 	const struct elf_sym_info *hits[8];
 	struct elf_syms *s;
 	size_t n, i, len;
-	int pe;
+	int r = 0;
 
-	pe = uptarget__is_pe(fd);
-	if (pe < 0) {
-		snprintf(msg, msgsize, "cannot open %s: %s", host, strerror(-pe));
-		return pe;
-	}
-	if (pe) {
-		if (!pe_resolver) {
-			snprintf(msg, msgsize, "%s is a PE image (.NET assembly): method names need "
-				 "the ReadyToRun resolver, missing from this build; give the "
-				 "native code's file offset as BINARY:0xOFFSET", host);
-			return -ENOEXEC;
-		}
-		{
-			/* the resolver reads the very file opened here */
-			char self[64];
-
-			snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-			return pe_resolver(self, symbol, file_offset, msg, msgsize);
-		}
-	}
 	s = elfsym__load_fd(fd, host, debug_root);
 	if (!s) {
 		int err = errno;
 
-		snprintf(msg, msgsize, "cannot read symbols of %s: %s", host,
-			 err == ENOEXEC ? "not an ELF file" : strerror(err));
-		return -err;
+		return err__set(e, err, "cannot read symbols of %s: %s", host,
+				err == ENOEXEC ? "not an ELF file" : strerror(err));
 	}
+	n = elfsym__count(s) ? elfsym__lookup_name(s, symbol, hits, ARRAY_SIZE(hits)) : 0;
 	if (elfsym__count(s) == 0) {
-		snprintf(msg, msgsize, "%s has no symbol table (stripped, no debug file found); "
-			 "give a file offset as BINARY:0xOFFSET", host);
-		elfsym__free(s);
-		return -ESRCH;
+		r = err__set(e, ESRCH, "%s has no symbol table (stripped, no debug file found); "
+			     "give a file offset as BINARY:0xOFFSET", host);
+	} else if (n == 0) {
+		r = err__set(e, ESRCH, "no function '%s' in %s", symbol, host);
+	} else {
+		/* aliases (several names, one address) are one function */
+		for (i = 1; i < n && i < ARRAY_SIZE(hits); i++)
+			if (hits[i]->file_offset != hits[0]->file_offset)
+				break;
+		if (i < n) {
+			r = err__set(e, EEXIST, "'%s' names %zu functions in %s; pick one by file "
+				     "offset:", symbol, n, host);
+			len = e ? strlen(e->msg) : sizeof(e->msg);
+			for (i = 0; i < n && i < ARRAY_SIZE(hits) && len < sizeof(e->msg); i++)
+				len += (size_t)snprintf(e->msg + len, sizeof(e->msg) - len, " 0x%llx",
+							(unsigned long long)hits[i]->file_offset);
+		} else {
+			*file_offset = hits[0]->file_offset;
+		}
 	}
-	n = elfsym__lookup_name(s, symbol, hits, ARRAY_SIZE(hits));
-	if (n == 0) {
-		snprintf(msg, msgsize, "no function '%s' in %s", symbol, host);
-		elfsym__free(s);
-		return -ESRCH;
-	}
-	/* aliases (several names, one address) are one function */
-	for (i = 1; i < n && i < ARRAY_SIZE(hits); i++)
-		if (hits[i]->file_offset != hits[0]->file_offset)
-			break;
-	if (i < n) {
-		len = (size_t)snprintf(msg, msgsize, "'%s' names %zu functions in %s; pick one "
-				       "by file offset:", symbol, n, host);
-		for (i = 0; i < n && i < ARRAY_SIZE(hits) && len < msgsize; i++)
-			len += (size_t)snprintf(msg + len, msgsize - len, " 0x%llx",
-						(unsigned long long)hits[i]->file_offset);
-		elfsym__free(s);
-		return -EEXIST;
-	}
-	*file_offset = hits[0]->file_offset;
 	elfsym__free(s);
-	return 0;
+	return r;
+}
+
+int uptarget__symbol(int fd, const char *host, const char *debug_root, const char *symbol,
+		     uint64_t *file_offset, struct err *e)
+{
+	char self[64];
+	int pe;
+
+	pe = uptarget__is_pe(fd);
+	if (pe < 0)
+		return err__set(e, -pe, "cannot open %s: %s", host, strerror(-pe));
+	if (!pe)
+		return elf_symbol(fd, host, debug_root, symbol, file_offset, e);
+	if (!pe_resolver)
+		return err__set(e, ENOEXEC, "%s is a PE image (.NET assembly): method names need "
+				"the ReadyToRun resolver, missing from this build; give the "
+				"native code's file offset as BINARY:0xOFFSET", host);
+	/* the resolver reads the very file opened here */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if (e)
+		err__clear(e);
+	return pe_resolver(self, symbol, file_offset, e ? e->msg : NULL, e ? sizeof(e->msg) : 0);
 }

@@ -2,13 +2,16 @@
 /* Where a uprobe goes: BINARY of a probe spec -> a path this process can
  * open (through /proc/PID/root with -p), SYMBOL -> a file offset (ELF
  * symbols through elfsym; PE images through a pluggable resolver for .NET
- * ReadyToRun method names). Messages for the user go into MSG. */
+ * ReadyToRun method names). Messages for the user go into a struct err
+ * (core/err.h), which may be NULL. */
 #ifndef SIDESCOPE_UPTARGET_H
 #define SIDESCOPE_UPTARGET_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "core/err.h"
 
 /* Resolver for PE images (.dll/.exe): map METHOD (e.g.
  * "SampleApp.EchoProvider.Echo") in the file at PATH (host-visible) to the
@@ -28,18 +31,20 @@ void uptarget__set_pe_resolver(uptarget_pe_resolver_fn fn);
  * so no link the app planted leads out of it; regular files only). Short
  * names are looked up among the files PID has mapped, or without a PID in
  * the standard library directories. Everything after uses *FD (or
- * "/proc/self/fd/N"), never HOST again. Return 0, -ENOENT, -EINVAL or
- * another negative errno with a message in MSG; the caller closes *FD. */
+ * "/proc/self/fd/N"), never HOST again. Return 0, or -ENOENT, -EINVAL,
+ * -ENAMETOOLONG (ERR not set) or another negative errno with ERR saying
+ * why; the caller closes *FD. */
 int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size, int *fd,
-		     char *msg, size_t msgsize);
+		     struct err *err);
 
 /* Resolve SYMBOL in the file open at FD (named HOST in messages and for the
  * debug-file lookups beside it) to a file offset. DEBUG_ROOT is "" or
  * "/proc/PID/root" (for separate debug files). Return 0, -ENOENT (file),
  * -ESRCH (no such symbol), -EEXIST (ambiguous), -ENOEXEC (not ELF, or PE
- * without resolver) or another negative errno. */
+ * without resolver) or another negative errno, with ERR saying why (for a
+ * PE image, what the resolver wrote). */
 int uptarget__symbol(int fd, const char *host, const char *debug_root, const char *symbol,
-		     uint64_t *file_offset, char *msg, size_t msgsize);
+		     uint64_t *file_offset, struct err *err);
 
 /* Whether the file at FD starts like a PE image ("MZ"). */
 int uptarget__is_pe(int fd);

@@ -7,7 +7,7 @@
 #ifndef SIDESCOPE_ERR_H
 #define SIDESCOPE_ERR_H
 
-#define ERR_MSG_MAX 256
+#define ERR_MSG_MAX 1024
 
 struct err {
 	int col;		/* 1-based column in the input, 0 if none */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Map helpers shared by the BPF programs (after libbpf-tools' maps.bpf.h
- * and bits.bpf.h). Include after vmlinux.h and bpf_helpers.h. */
+/* Map helpers shared by the BPF programs. Include after vmlinux.h and
+ * bpf_helpers.h. */
 #ifndef SIDESCOPE_MAPS_BPF_H
 #define SIDESCOPE_MAPS_BPF_H
 

@@ -10,6 +10,7 @@
 #include "core/escape.h"
 #include "prof/prof.h"
 #include "tap.h"
+#include "core/json.h"
 #include "core/util.h"
 
 #define K ESCAPE_KEEP_BACKSLASH

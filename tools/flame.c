@@ -3,7 +3,6 @@
  * self-contained SVG flame graph out; or a differential graph of two. */
 #include <errno.h>
 #include <inttypes.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "core/cli.h"
 #include "core/escape.h"
 #include "flame/flamegraph.h"
 #include "prof/folded.h"
@@ -21,9 +21,34 @@
 
 #define HEAD_MAX 65536
 
-static void help(void)
-{
-	printf(
+enum {
+	OPT_SUBTITLE = 256, OPT_WIDTH, OPT_MINW, OPT_INV, OPT_REV, OPT_COLORS, OPT_DIFF, OPT_NORM,
+	OPT_UNIT,
+};
+
+static const struct cli_opt opts[] = {
+	{ 'o', "output", "FILE", "write the SVG to FILE (default: stdout)" },
+	{ 't', "title", "TEXT", "title (default: CPU profile)" },
+	{ OPT_SUBTITLE, "subtitle", "TEXT", "a second line under the title" },
+	{ OPT_WIDTH, "width", "PX", "image width in pixels (default: 1200)" },
+	{ OPT_MINW, "min-width", "PX", "merge frames narrower than PX pixels (default: 0.1,\n"
+				       "raised as needed to draw at most 30,000 frames)" },
+	{ OPT_INV, "inverted", NULL, "icicle graph: the root at the top" },
+	{ OPT_REV, "reverse", NULL, "merge stacks by their leaf: callers above callees" },
+	{ OPT_COLORS, "colors", "SCHEME", "kind (by frame kind, default), hash (stable colour\n"
+					  "per name across graphs) or mono" },
+	{ OPT_COLORS, "colours", "SCHEME", NULL },
+	{ OPT_UNIT, "unit", "NAME", "what counts measure (default: samples)" },
+	{ OPT_DIFF, "diff", NULL, "two INPUTs, BEFORE and AFTER: a differential graph" },
+	{ OPT_NORM, "normalize", NULL, "with --diff: scale BEFORE to AFTER's total first" },
+	{ 'w', NULL, "PX", NULL },	/* refused: -w is "wide" elsewhere */
+	{ 'v', "verbose", NULL, "say what was read" },
+	{ 'h', "help", NULL, "print this help" },
+	{}
+};
+
+static const struct cli cli = {
+	.text =
 "sidescope flame: draw stacks as an interactive SVG flame graph\n"
 "\n"
 "USAGE: sidescope flame [INPUT...] [-o OUT.svg] [OPTIONS]\n"
@@ -37,31 +62,28 @@ static void help(void)
 "merged into one box per parent to keep huge profiles light.\n"
 "With --diff, the graph has AFTER's shape and each frame is red if it grew\n"
 "since BEFORE, blue if it shrank, stronger for bigger changes.\n"
-"\n"
-"OPTIONS:\n"
-"  -o, --output FILE     write the SVG to FILE (default: stdout)\n"
-"  -t, --title TEXT      title (default: CPU profile)\n"
-"      --subtitle TEXT   a second line under the title\n"
-"      --width PX        image width in pixels (default: 1200)\n"
-"      --min-width PX    merge frames narrower than PX pixels (default: 0.1,\n"
-"                        raised as needed to draw at most 30,000 frames)\n"
-"      --inverted        icicle graph: the root at the top\n"
-"      --reverse         merge stacks by their leaf: callers above callees\n"
-"      --colors SCHEME   kind (by frame kind, default), hash (stable colour\n"
-"                        per name across graphs) or mono\n"
-"      --unit NAME       what counts measure (default: samples)\n"
-"      --diff            two INPUTs, BEFORE and AFTER: a differential graph\n"
-"      --normalize       with --diff: scale BEFORE to AFTER's total first\n"
-"  -v, --verbose         say what was read\n"
-"  -h, --help            print this help\n"
+"\n",
+	.opts = opts,
+	.tail =
 "\n"
 "EXAMPLES:\n"
 "  sidescope flame cpu.folded -o cpu.svg     # folded stacks to a flame graph\n"
 "  sidescope flame cpu.pb.gz -o cpu.svg      # from a pprof profile\n"
 "  cat *.folded | sidescope flame > all.svg  # merge many captures\n"
 "  sidescope flame --reverse cpu.folded      # who calls the hot leaves\n"
-"  sidescope flame --diff old.pb.gz new.pb.gz --normalize -o diff.svg\n");
-}
+"  sidescope flame --diff old.pb.gz new.pb.gz --normalize -o diff.svg\n",
+	.col = 24,
+};
+
+/* The command line. */
+struct env {
+	struct flame_opts fo;	/* count_name set once the inputs are read */
+	const char *output;	/* "-": stdout */
+	const char *unit;	/* --unit, else a pprof profile's unit, else NULL */
+	bool diff;
+	char **inputs;		/* none: stdin */
+	int n_inputs;
+};
 
 struct sink {
 	struct flamegraph *fg;
@@ -107,16 +129,96 @@ static int read_rest(FILE *f, char **buf, size_t *len, size_t *cap)
 	}
 }
 
-/* Read one input into fg; return 0 or 1 after saying what went wrong. */
+/* What one input held, for the messages. */
+struct input {
+	const char *name;	/* "stdin" or the path */
+	bool folded;		/* folded stacks, else a pprof profile */
+	struct folded_stats fst;
+	struct pprof_read_stats pst;
+};
+
+/* Parse the input whose first LEN bytes are in *BUF (of *CAP bytes; more
+ * of it may be read there) into S, told apart by content: gzip'd or not,
+ * folded text or pprof. Return 0 or a negative errno, 1 after saying why
+ * the input cannot be read. */
+static int parse_input(FILE *f, char **buf, size_t *len, size_t *cap, struct sink *s,
+		       struct input *in)
+{
+	char *raw = NULL;
+	size_t raw_len;
+	int err;
+
+	if (pprof__is_gzip(*buf, *len)) {
+		err = read_rest(f, buf, len, cap);
+		if (err)
+			return err;
+		err = pprof__gunzip(*buf, *len, &raw, &raw_len, 0);
+		if (err) {
+			p_err("cannot decompress %s: %s", in->name,
+			      err == -EINVAL ? "corrupt gzip data" : strerror(-err));
+			free(raw);
+			return 1;
+		}
+		in->folded = looks_like_text((unsigned char *)raw,
+					     raw_len < HEAD_MAX ? raw_len : HEAD_MAX);
+		if (in->folded)
+			err = folded__parse(raw, raw_len, 0, add_cb, s, &in->fst);
+		else
+			err = pprof__read(raw, raw_len, NULL, add_cb, s, &in->pst);
+		free(raw);
+	} else if ((in->folded = looks_like_text((unsigned char *)*buf, *len))) {
+		err = folded__read(f, *buf, *len, 0, add_cb, s, &in->fst);
+	} else {
+		err = read_rest(f, buf, len, cap);
+		if (!err)
+			err = pprof__read(*buf, *len, NULL, add_cb, s, &in->pst);
+	}
+	if (err == -EINVAL && !in->folded) {
+		p_err("cannot read %s: neither folded stacks nor a pprof profile", in->name);
+		return 1;
+	}
+	return err;
+}
+
+/* Say what was read and what was skipped; a pprof profile's unit becomes
+ * the graph's unless the command line or an earlier input named one. */
+static void report_input(const struct input *in, const char **unit)
+{
+	const struct folded_stats *fst = &in->fst;
+	const struct pprof_read_stats *pst = &in->pst;
+	char vt[ESCAPE_MAX(sizeof(pst->value_type)) + 1];
+	static char u[64];
+
+	if (in->folded) {
+		p_debug("%s: folded stacks, %" PRIu64 " lines, %" PRIu64 " stacks, %" PRIu64
+			" samples", in->name, fst->lines, fst->stacks, fst->samples);
+		if (fst->bad)
+			p_warn("skipped %" PRIu64 " malformed line%s in %s (first: line %" PRIu64
+			       "; want 'frame;frame;... COUNT')", fst->bad, fst->bad == 1 ? "" : "s",
+			       in->name, fst->first_bad);
+		return;
+	}
+	/* a profile's strings come from whoever wrote it */
+	escape__str(vt, sizeof(vt), pst->value_type,
+		    strnlen(pst->value_type, sizeof(pst->value_type)), 0, 0);
+	p_debug("%s: pprof profile, %" PRIu64 " samples, value '%s', total %" PRIu64,
+		in->name, pst->samples, vt, pst->total);
+	if (pst->bad)
+		p_warn("skipped %" PRIu64 " sample%s of %s with unknown locations or "
+		       "negative values", pst->bad, pst->bad == 1 ? "" : "s", in->name);
+	if (!*unit && strcmp(pst->value_type, "samples") != 0 && pst->value_unit[0]) {
+		snprintf(u, sizeof(u), "%s", pst->value_unit);
+		*unit = u;
+	}
+}
+
+/* Read one input into S's graph; return 0 or 1 after saying what went wrong. */
 static int read_input(const char *path, struct sink *s, const char **unit)
 {
-	const char *name = strcmp(path, "-") == 0 ? "stdin" : path;
+	struct input in = { .name = strcmp(path, "-") == 0 ? "stdin" : path };
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	char *buf = NULL, *raw = NULL;
-	size_t len = 0, cap = HEAD_MAX + 1, raw_len;
-	struct folded_stats fst = { 0 };
-	struct pprof_read_stats pst = { 0 };
-	bool folded;
+	char *buf = NULL;
+	size_t len = 0, cap = HEAD_MAX + 1;
 	int err = 0, ret = 1;
 
 	if (!f) {
@@ -139,67 +241,18 @@ static int read_input(const char *path, struct sink *s, const char **unit)
 		err = -EIO;
 		goto fail;
 	}
-	if (pprof__is_gzip(buf, len)) {
-		err = read_rest(f, &buf, &len, &cap);
-		if (err)
-			goto fail;
-		err = pprof__gunzip(buf, len, &raw, &raw_len, 0);
-		if (err) {
-			p_err("cannot decompress %s: %s", name,
-			      err == -EINVAL ? "corrupt gzip data" : strerror(-err));
-			goto cleanup;
-		}
-		folded = looks_like_text((unsigned char *)raw,
-					 raw_len < HEAD_MAX ? raw_len : HEAD_MAX);
-		if (folded)
-			err = folded__parse(raw, raw_len, 0, add_cb, s, &fst);
-		else
-			err = pprof__read(raw, raw_len, NULL, add_cb, s, &pst);
-	} else if ((folded = looks_like_text((unsigned char *)buf, len))) {
-		err = folded__read(f, buf, len, 0, add_cb, s, &fst);
-	} else {
-		err = read_rest(f, &buf, &len, &cap);
-		if (!err)
-			err = pprof__read(buf, len, NULL, add_cb, s, &pst);
-	}
-	if (err == -EINVAL && !folded) {
-		p_err("cannot read %s: neither folded stacks nor a pprof profile", name);
+	err = parse_input(f, &buf, &len, &cap, s, &in);
+	if (err == 1)
 		goto cleanup;
-	}
 	if (err)
 		goto fail;
-	if (folded) {
-		p_debug("%s: folded stacks, %" PRIu64 " lines, %" PRIu64 " stacks, %" PRIu64
-			" samples", name, fst.lines, fst.stacks, fst.samples);
-		if (fst.bad)
-			p_warn("skipped %" PRIu64 " malformed line%s in %s (first: line %" PRIu64
-			       "; want 'frame;frame;... COUNT')", fst.bad, fst.bad == 1 ? "" : "s",
-			       name, fst.first_bad);
-	} else {
-		char vt[ESCAPE_MAX(sizeof(pst.value_type)) + 1];
-
-		/* a profile's strings come from whoever wrote it */
-		escape__str(vt, sizeof(vt), pst.value_type,
-			    strnlen(pst.value_type, sizeof(pst.value_type)), 0, 0);
-		p_debug("%s: pprof profile, %" PRIu64 " samples, value '%s', total %" PRIu64,
-			name, pst.samples, vt, pst.total);
-		if (pst.bad)
-			p_warn("skipped %" PRIu64 " sample%s of %s with unknown locations or "
-			       "negative values", pst.bad, pst.bad == 1 ? "" : "s", name);
-		if (!*unit && strcmp(pst.value_type, "samples") != 0 && pst.value_unit[0]) {
-			static char u[64];
-
-			snprintf(u, sizeof(u), "%s", pst.value_unit);
-			*unit = u;
-		}
-	}
+	report_input(&in, unit);
 	ret = 0;
 	goto cleanup;
 fail:
-	p_err("cannot read %s: %s", name, strerror(-err));
+	p_err("cannot read %s: %s", in.name, strerror(-err));
 cleanup:
 	free(buf);
-	free(raw);
 	if (f != stdin)
 		fclose(f);
 	return ret;
@@ -218,150 +271,164 @@ static int parse_width(const char *s, double *out)
 	return 0;
 }
 
-int cmd_flame(int argc, char **argv)
+/* One option into ENV. Return -1 to go on, or the exit status of a usage
+ * error. */
+static int parse_opt(int c, struct env *env)
 {
-	enum { OPT_SUBTITLE = 256, OPT_WIDTH, OPT_MINW, OPT_INV, OPT_REV, OPT_COLORS, OPT_DIFF,
-	       OPT_NORM, OPT_UNIT };
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "title", required_argument, NULL, 't' },
-		{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
-		{ "width", required_argument, NULL, OPT_WIDTH },
-		{ "min-width", required_argument, NULL, OPT_MINW },
-		{ "inverted", no_argument, NULL, OPT_INV },
-		{ "reverse", no_argument, NULL, OPT_REV },
-		{ "colors", required_argument, NULL, OPT_COLORS },
-		{ "colours", required_argument, NULL, OPT_COLORS },
-		{ "unit", required_argument, NULL, OPT_UNIT },
-		{ "diff", no_argument, NULL, OPT_DIFF },
-		{ "normalize", no_argument, NULL, OPT_NORM },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	struct flame_opts fo = { .colors = FLAME_COLORS_KIND };
-	const char *output = "-", *unit = NULL;
-	struct flamegraph *fg = NULL;
-	struct outfile *out = NULL;
-	bool diff = false;
+	struct flame_opts *fo = &env->fo;
 	uint64_t v;
-	int c, i, err, ret = 1;
 
-	while ((c = getopt_long(argc, argv, "o:t:w:vh", opts, NULL)) != -1) {
-		if (c == 'w')
-			return usage_error("-w means wide in sidescope; the image width is "
-					   "--width %s", optarg);
-		switch (c) {
-		case 'o':
-			output = optarg;
-			break;
-		case 't':
-			fo.title = optarg;
-			break;
-		case OPT_SUBTITLE:
-			fo.subtitle = optarg;
-			break;
-		case OPT_WIDTH:
-			if (parse_u64(optarg, 200, 100000, &v))
-				return usage_error("invalid width '%s' (200 to 100000 pixels)", optarg);
-			fo.width = v;
-			break;
-		case OPT_MINW:
-			if (parse_width(optarg, &fo.min_width))
-				return usage_error("invalid minimum width '%s' (0 to 10000 pixels)",
-						   optarg);
-			if (fo.min_width == 0)
-				fo.min_width = 1e-9;	/* 0 means the default in flame_opts */
-			break;
-		case OPT_INV:
-			fo.inverted = true;
-			break;
-		case OPT_REV:
-			fo.reverse = true;
-			break;
-		case OPT_COLORS:
-			if (strcmp(optarg, "kind") == 0)
-				fo.colors = FLAME_COLORS_KIND;
-			else if (strcmp(optarg, "hash") == 0)
-				fo.colors = FLAME_COLORS_HASH;
-			else if (strcmp(optarg, "mono") == 0)
-				fo.colors = FLAME_COLORS_MONO;
-			else
-				return usage_error("unknown colour scheme '%s' (kind, hash or mono)",
-						   optarg);
-			break;
-		case OPT_UNIT:
-			unit = optarg;
-			break;
-		case OPT_DIFF:
-			diff = true;
-			break;
-		case OPT_NORM:
-			fo.normalize = true;
-			break;
-		case 'v':
-			log_verbose = true;
-			break;
-		case 'h':
-			help();
-			return 0;
-		default:
-			return usage_hint();
-		}
+	switch (c) {
+	case 'w':
+		return usage_error("-w means wide in sidescope; the image width is "
+				   "--width %s", optarg);
+	case 'o':
+		env->output = optarg;
+		break;
+	case 't':
+		fo->title = optarg;
+		break;
+	case OPT_SUBTITLE:
+		fo->subtitle = optarg;
+		break;
+	case OPT_WIDTH:
+		if (parse_u64(optarg, 200, 100000, &v))
+			return usage_error("invalid width '%s' (200 to 100000 pixels)", optarg);
+		fo->width = v;
+		break;
+	case OPT_MINW:
+		if (parse_width(optarg, &fo->min_width))
+			return usage_error("invalid minimum width '%s' (0 to 10000 pixels)", optarg);
+		if (fo->min_width == 0)
+			fo->min_width = 1e-9;	/* 0 means the default in flame_opts */
+		break;
+	case OPT_INV:
+		fo->inverted = true;
+		break;
+	case OPT_REV:
+		fo->reverse = true;
+		break;
+	case OPT_COLORS:
+		if (strcmp(optarg, "kind") == 0)
+			fo->colors = FLAME_COLORS_KIND;
+		else if (strcmp(optarg, "hash") == 0)
+			fo->colors = FLAME_COLORS_HASH;
+		else if (strcmp(optarg, "mono") == 0)
+			fo->colors = FLAME_COLORS_MONO;
+		else
+			return usage_error("unknown colour scheme '%s' (kind, hash or mono)", optarg);
+		break;
+	case OPT_UNIT:
+		env->unit = optarg;
+		break;
+	case OPT_DIFF:
+		env->diff = true;
+		break;
+	case OPT_NORM:
+		fo->normalize = true;
+		break;
 	}
-	if (diff && argc - optind != 2)
+	return -1;
+}
+
+/* The command line into ENV. Return -1 to go on, or the exit status (help,
+ * usage error). */
+static int parse_args(int argc, char **argv, struct env *env)
+{
+	int c, r;
+
+	*env = (struct env){ .fo = { .colors = FLAME_COLORS_KIND }, .output = "-" };
+	while ((c = cli__getopt(&cli, argc, argv)) >= 0) {
+		r = parse_opt(c, env);
+		if (r >= 0)
+			return r;
+	}
+	if (c != CLI_END)
+		return cli__status(c);
+	env->inputs = argv + optind;
+	env->n_inputs = argc - optind;
+	if (env->diff && env->n_inputs != 2)
 		return usage_error("--diff needs two inputs, BEFORE and AFTER");
-	if (fo.normalize && !diff)
+	if (env->fo.normalize && !env->diff)
 		return usage_error("--normalize only applies to --diff");
-	if (optind == argc && isatty(STDIN_FILENO))
+	if (!env->n_inputs && isatty(STDIN_FILENO))
 		return usage_error("no input: name a file, or pipe stacks into stdin");
+	return -1;
+}
 
-	fg = flame__new();
-	if (!fg) {
-		p_err("out of memory");
-		goto cleanup;
-	}
-	if (optind == argc) {
-		if (read_input("-", &(struct sink){ fg, false }, &unit))
-			goto cleanup;
-	}
-	for (i = optind; i < argc; i++) {
-		struct sink s = { fg, diff && i == optind };
+/* Every input into FG (with --diff the first is BEFORE). Return 0, or 1
+ * after saying what went wrong. */
+static int read_inputs(struct env *env, struct flamegraph *fg)
+{
+	int i;
 
-		if (read_input(argv[i], &s, &unit))
-			goto cleanup;
+	if (!env->n_inputs && read_input("-", &(struct sink){ fg, false }, &env->unit))
+		return 1;
+	for (i = 0; i < env->n_inputs; i++) {
+		struct sink s = { fg, env->diff && i == 0 };
+
+		if (read_input(env->inputs[i], &s, &env->unit))
+			return 1;
 	}
 	if (!flame__total(fg)) {
-		p_err("no samples in the input%s", diff ? " AFTER" : "");
-		goto cleanup;
+		p_err("no samples in the input%s", env->diff ? " AFTER" : "");
+		return 1;
 	}
-	if (diff && !flame__total_before(fg))
+	if (env->diff && !flame__total_before(fg))
 		p_warn("no samples in BEFORE: every frame grew");
-	fo.count_name = unit;
+	return 0;
+}
+
+/* The SVG of FG to ENV's output, replaced atomically. Return 0, or 1 after
+ * saying what went wrong. */
+static int write_graph(const struct env *env, struct flamegraph *fg)
+{
+	const char *output = env->output;
+	struct outfile *out;
+	int err;
 
 	/* a device named on purpose (/dev/null, /dev/stdout) is written in
 	 * place; links, FIFOs and sockets are refused (outfile.h) */
 	out = outfile__open(output);
 	if (!out) {
 		p_err("cannot write %s: %s", output, outfile__strerror(errno));
-		goto cleanup;
+		return 1;
 	}
-	err = flame__write_svg(fg, outfile__fp(out), &fo);
+	err = flame__write_svg(fg, outfile__fp(out), &env->fo);
 	if (err) {
 		p_err("cannot write %s: %s", output, strerror(-err));
-		goto cleanup;
+		outfile__abort(out);
+		return 1;
 	}
 	err = outfile__commit(out);
-	out = NULL;
 	if (err) {
 		p_err("cannot write %s: %s", output, outfile__strerror(err));
-		goto cleanup;
+		return 1;
 	}
 	p_debug("%zu frames drawn, %zu narrower than the minimum width merged",
 		flame__frames_drawn(fg), flame__frames_elided(fg));
-	ret = 0;
-cleanup:
-	outfile__abort(out);
+	return 0;
+}
+
+int cmd_flame(int argc, char **argv)
+{
+	struct flamegraph *fg;
+	struct env env;
+	int ret;
+
+	ret = parse_args(argc, argv, &env);
+	if (ret >= 0)
+		return ret;
+	fg = flame__new();
+	if (!fg) {
+		p_err("out of memory");
+		return 1;
+	}
+	ret = read_inputs(&env, fg);
+	if (!ret) {
+		env.fo.count_name = env.unit;
+		ret = write_graph(&env, fg);
+	}
 	flame__free(fg);
 	return ret;
 }

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "core/log.h"
+#include "core/util.h"
 
 #ifndef SIDESCOPE_VERSION
 #define SIDESCOPE_VERSION "unknown"
@@ -38,20 +39,23 @@ static void usage(FILE *f)
 		"       sidescope --version\n"
 		"\n"
 		"COMMANDS:\n");
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		fprintf(f, "  %-14s %s\n", cmds[i].name, cmds[i].summary);
 	fprintf(f,
 		"\n"
 		"Run 'sidescope COMMAND --help' for the options and examples of one command.\n");
 }
 
+/* The command NAME, or NULL after saying there is none. */
 static const struct cmd *find_cmd(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		if (strcmp(cmds[i].name, name) == 0)
 			return &cmds[i];
+	fprintf(stderr, "sidescope: unknown command '%s'\n", name);
+	fprintf(stderr, "Try 'sidescope help' for the list of commands.\n");
 	return NULL;
 }
 
@@ -90,18 +94,8 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		c = find_cmd(argv[2]);
-		if (!c) {
-			fprintf(stderr, "sidescope: unknown command '%s'\n", argv[2]);
-			fprintf(stderr, "Try 'sidescope help' for the list of commands.\n");
-			return 2;
-		}
-		return run(c, 2, help_argv);
+		return c ? run(c, 2, help_argv) : 2;
 	}
 	c = find_cmd(name);
-	if (!c) {
-		fprintf(stderr, "sidescope: unknown command '%s'\n", name);
-		fprintf(stderr, "Try 'sidescope help' for the list of commands.\n");
-		return 2;
-	}
-	return run(c, argc - 1, argv + 1);
+	return c ? run(c, argc - 1, argv + 1) : 2;
 }

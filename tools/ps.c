@@ -3,7 +3,6 @@
  * profiler or tracer needs to know (namespace PID, runtime, perf map,
  * lttng-ust). The first command a user runs in the sidecar. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "core/cli.h"
 #include "core/escape.h"
 #include "core/log.h"
 #include "core/proc.h"
@@ -28,9 +28,23 @@ struct ps_row {
 	bool same_container;	/* in the same cgroup as sidescope itself */
 };
 
-static void help(void)
-{
-	printf(
+enum { OPT_JSON = 256, OPT_OTHERS };
+
+static const struct cli_opt opts[] = {
+	{ 'n', "name", "NAME", "only processes whose comm, executable or first argument\n"
+			       "is NAME ('.dll' optional)" },
+	{ 'p', "pid", "PIDS", "only these PIDs (comma-separated)" },
+	{ OPT_OTHERS, "others", NULL, "only processes outside sidescope's own container" },
+	{ 'q', "quiet", NULL, "print the PIDs only, one a line" },
+	{ 'w', "wide", NULL, "do not cut the command line at 80 columns" },
+	{ OPT_JSON, "json", NULL, "print a JSON array, one object per process" },
+	{ 'v', "verbose", NULL, "debug messages" },
+	{ 'h', "help", NULL, "print this help" },
+	{}
+};
+
+static const struct cli cli = {
+	.text =
 "sidescope ps: list the processes in the pod and what can be traced in each\n"
 "\n"
 "USAGE: sidescope ps [-n NAME] [-p PID[,PID...]] [--others] [-q] [-w] [--json]\n"
@@ -40,24 +54,25 @@ static void help(void)
 "its perf map's file name), its container (from the cgroup path), its\n"
 "runtime (dotnet, node, jvm or native), whether a perf map exists for it and\n"
 "whether it has lttng-ust loaded (UST).\n"
-"\n"
-"OPTIONS:\n"
-"  -n, --name NAME   only processes whose comm, executable or first argument\n"
-"                    is NAME ('.dll' optional)\n"
-"  -p, --pid PIDS    only these PIDs (comma-separated)\n"
-"      --others      only processes outside sidescope's own container\n"
-"  -q, --quiet       print the PIDs only, one a line\n"
-"  -w, --wide        do not cut the command line at 80 columns\n"
-"      --json        print a JSON array, one object per process\n"
-"  -v, --verbose     debug messages\n"
-"  -h, --help        print this help\n"
+"\n",
+	.opts = opts,
+	.tail =
 "\n"
 "EXAMPLES:\n"
 "  sidescope ps                    # everything in the pod\n"
 "  sidescope ps -n dotnet          # the .NET processes\n"
 "  sidescope ps --others -q        # PIDs of the other containers' processes\n"
-"  sidescope ps --json | jq .      # for scripts\n");
-}
+"  sidescope ps --json | jq .      # for scripts\n",
+	.col = 20,
+};
+
+/* The command line. */
+struct env {
+	const char *name;	/* -n, or NULL */
+	pid_t *only;		/* -p (malloc'd), n_only of them; none: all */
+	int n_only;
+	bool json, quiet, wide, others;
+};
 
 static int fill_row(pid_t pid, struct ps_row *r)
 {
@@ -83,31 +98,48 @@ static int fill_row(pid_t pid, struct ps_row *r)
 	return 0;
 }
 
+/* One process as a JSON object. */
 static void print_json_row(FILE *f, const struct ps_row *r)
 {
-	fprintf(f, "{\"pid\":%d,\"nspid\":%d,\"nstgid\":%d,\"ns_depth\":%d,\"ppid\":%d,\"uid\":%u,",
-		(int)r->st.pid, (int)r->st.nspid, (int)r->st.nstgid, r->st.ns_depth,
-		(int)r->st.ppid, (unsigned)r->st.uid);
-	fputs("\"comm\":", f);
-	json_write_string(f, r->st.name);
-	fputs(",\"cmdline\":", f);
-	json_write_string(f, r->cmdline);
-	fputs(",\"cgroup\":", f);
-	json_write_string(f, r->cgroup);
-	fputs(",\"container\":", f);
-	json_write_string(f, r->container);
-	fputs(",\"runtime\":", f);
+	struct json j;
+
+	json__init(&j, f);
+	json__obj(&j);
+	json__key(&j, "pid");
+	json__i64(&j, r->st.pid);
+	json__key(&j, "nspid");
+	json__i64(&j, r->st.nspid);
+	json__key(&j, "nstgid");
+	json__i64(&j, r->st.nstgid);
+	json__key(&j, "ns_depth");
+	json__i64(&j, r->st.ns_depth);
+	json__key(&j, "ppid");
+	json__i64(&j, r->st.ppid);
+	json__key(&j, "uid");
+	json__u64(&j, r->st.uid);
+	json__key(&j, "comm");
+	json__str(&j, r->st.name);
+	json__key(&j, "cmdline");
+	json__str(&j, r->cmdline);
+	json__key(&j, "cgroup");
+	json__str(&j, r->cgroup);
+	json__key(&j, "container");
+	json__str(&j, r->container);
+	json__key(&j, "runtime");
 	if (r->runtime)
-		json_write_string(f, r->runtime);
+		json__str(&j, r->runtime);
 	else
-		fputs("null", f);
-	fputs(",\"perf_map\":", f);
+		json__null(&j);
+	json__key(&j, "perf_map");
 	if (r->perfmap[0])
-		json_write_string(f, r->perfmap);
+		json__str(&j, r->perfmap);
 	else
-		fputs("null", f);
-	fprintf(f, ",\"lttng_ust\":%s,\"same_container\":%s}",
-		r->lttng ? "true" : "false", r->same_container ? "true" : "false");
+		json__null(&j);
+	json__key(&j, "lttng_ust");
+	json__bool(&j, r->lttng);
+	json__key(&j, "same_container");
+	json__bool(&j, r->same_container);
+	json__end(&j);
 }
 
 static void print_text_row(FILE *f, const struct ps_row *r, bool wide)
@@ -129,66 +161,140 @@ static void print_text_row(FILE *f, const struct ps_row *r, bool wide)
 	fprintf(f, "%s\n", cmd);
 }
 
-int cmd_ps(int argc, char **argv)
+/* The command line into ENV. Return -1 to go on, or the exit status (help,
+ * usage error); ENV->only is the caller's to free either way. */
+static int parse_args(int argc, char **argv, struct env *env)
 {
-	enum { OPT_JSON = 256, OPT_OTHERS };
-	static const struct option opts[] = {
-		{ "name", required_argument, NULL, 'n' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "others", no_argument, NULL, OPT_OTHERS },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "wide", no_argument, NULL, 'w' },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	const char *name = NULL;
-	bool json = false, quiet = false, wide = false, others = false, first = true;
-	pid_t *pids = NULL, *only = NULL, self = getpid();
-	char self_cgroup[1024] = "";
-	int n, n_only = 0, i, c, err = 1, shown = 0;
-	struct ps_row *row = NULL;
+	int c;
 
-	while ((c = getopt_long(argc, argv, "n:p:qwvh", opts, NULL)) != -1) {
+	*env = (struct env){ 0 };
+	while ((c = cli__getopt(&cli, argc, argv)) >= 0) {
 		switch (c) {
 		case 'n':
-			name = optarg;
+			env->name = optarg;
 			break;
 		case 'p':
-			free(only);
-			n_only = parse_pid_list(optarg, &only);
-			if (n_only < 0)
+			free(env->only);
+			env->only = NULL;
+			env->n_only = parse_pid_list(optarg, &env->only);
+			if (env->n_only < 0)
 				return usage_error("invalid PID list '%s'", optarg);
 			break;
 		case 'q':
-			quiet = true;
+			env->quiet = true;
 			break;
 		case 'w':
-			wide = true;
+			env->wide = true;
 			break;
 		case OPT_JSON:
-			json = true;
+			env->json = true;
 			break;
 		case OPT_OTHERS:
-			others = true;
+			env->others = true;
 			break;
-		case 'v':
-			log_verbose = true;
-			break;
-		case 'h':
-			help();
-			return 0;
-		default:
-			free(only);
-			return usage_hint();
 		}
 	}
-	if (optind < argc) {
-		free(only);
+	if (c != CLI_END)
+		return cli__status(c);
+	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
-	}
+	return -1;
+}
 
+static bool pid_asked(const struct env *env, pid_t pid)
+{
+	int k;
+
+	if (!env->n_only)
+		return true;
+	for (k = 0; k < env->n_only; k++)
+		if (env->only[k] == pid)
+			return true;
+	return false;
+}
+
+/* Fill ROW for PID; whether it is shown. */
+static bool wanted_row(const struct env *env, pid_t pid, pid_t self, const char *self_cgroup,
+		       struct ps_row *row)
+{
+	if (!pid_asked(env, pid) || (env->name && pid == self))
+		return false;
+	memset(row, 0, sizeof(*row));
+	/* a process may exit while we look at it: just skip it */
+	if (fill_row(pid, row))
+		return false;
+	/* kernel threads are not what anyone debugs from a sidecar */
+	if (proc__is_kernel_thread(pid))
+		return false;
+	if (env->name && !proc__matches_name(pid, row->st.name, env->name))
+		return false;
+	row->same_container = self_cgroup[0] && strcmp(row->cgroup, self_cgroup) == 0;
+	return !(env->others && row->same_container);
+}
+
+/* Print the rows of the N processes in PIDS that ENV asks for; return how
+ * many. With --json, one array with an object a line: the lines are laid
+ * out here, each object is written by the JSON writer. */
+static int print_rows(const struct env *env, const pid_t *pids, int n, struct ps_row *row)
+{
+	char self_cgroup[1024] = "";
+	pid_t self = getpid();
+	bool first = true;	/* no JSON object yet (-q prints none) */
+	int i, shown = 0;
+
+	proc__cgroup(self, self_cgroup, sizeof(self_cgroup));
+	if (env->json)
+		fputc('[', stdout);
+	else if (!env->quiet)
+		printf("%7s %7s %-12s %-7s %-7s %-3s %s\n", "PID", "NSPID", "CONTAINER",
+		       "RUNTIME", "PERFMAP", "UST", "COMMAND");
+	for (i = 0; i < n; i++) {
+		if (!wanted_row(env, pids[i], self, self_cgroup, row))
+			continue;
+		if (env->quiet) {
+			printf("%d\n", (int)row->st.pid);
+		} else if (env->json) {
+			fputs(first ? "\n" : ",\n", stdout);
+			print_json_row(stdout, row);
+			first = false;
+		} else {
+			print_text_row(stdout, row, env->wide);
+		}
+		shown++;
+	}
+	if (env->json)
+		fputs(first ? "]\n" : "\n]\n", stdout);
+	return shown;
+}
+
+/* A PID asked for and not shown: say what it is instead (gone, a thread,
+ * a kernel thread); an error when nothing was shown. */
+static void explain_missing(const struct env *env, int shown)
+{
+	char msg[512];
+	int i;
+
+	for (i = 0; i < env->n_only; i++) {
+		if (proc__check_target(env->only[i], msg, sizeof(msg)) == 0)
+			continue;
+		if (shown)
+			p_warn("%s", msg);
+		else
+			p_err("%s", msg);
+	}
+}
+
+int cmd_ps(int argc, char **argv)
+{
+	struct ps_row *row = NULL;
+	pid_t *pids = NULL;
+	struct env env;
+	int n, shown, err = 1;
+
+	err = parse_args(argc, argv, &env);
+	if (err >= 0)
+		goto cleanup;
+	err = 1;
 	n = proc__list(&pids);
 	if (n < 0) {
 		p_err("cannot list processes in %s: %s", proc__root(), strerror(-n));
@@ -199,73 +305,22 @@ int cmd_ps(int argc, char **argv)
 		p_err("out of memory");
 		goto cleanup;
 	}
-	proc__cgroup(self, self_cgroup, sizeof(self_cgroup));
-
-	if (json)
-		fputc('[', stdout);
-	else if (!quiet)
-		printf("%7s %7s %-12s %-7s %-7s %-3s %s\n", "PID", "NSPID", "CONTAINER",
-		       "RUNTIME", "PERFMAP", "UST", "COMMAND");
-	for (i = 0; i < n; i++) {
-		bool wanted = n_only == 0;
-
-		for (int k = 0; k < n_only && !wanted; k++)
-			wanted = only[k] == pids[i];
-		if (!wanted || (name && (pids[i] == self)))
-			continue;
-		memset(row, 0, sizeof(*row));
-		/* a process may exit while we look at it: just skip it */
-		if (fill_row(pids[i], row))
-			continue;
-		/* kernel threads are not what anyone debugs from a sidecar */
-		if (proc__is_kernel_thread(pids[i]))
-			continue;
-		if (name && !proc__matches_name(pids[i], row->st.name, name))
-			continue;
-		row->same_container = self_cgroup[0] && strcmp(row->cgroup, self_cgroup) == 0;
-		if (others && row->same_container)
-			continue;
-		shown++;
-		if (quiet) {
-			printf("%d\n", (int)row->st.pid);
-		} else if (json) {
-			if (!first)
-				fputc(',', stdout);
-			fputc('\n', stdout);
-			print_json_row(stdout, row);
-			first = false;
-		} else {
-			print_text_row(stdout, row, wide);
-		}
-	}
-	if (json)
-		fputs(first ? "]\n" : "\n]\n", stdout);
-	/* a PID asked for and not shown: say what it is instead (gone, a
-	 * thread, a kernel thread); an error when nothing was shown */
-	for (i = 0; i < n_only; i++) {
-		char msg[512];
-
-		if (proc__check_target(only[i], msg, sizeof(msg)) == 0)
-			continue;
-		if (shown)
-			p_warn("%s", msg);
-		else
-			p_err("%s", msg);
-	}
+	shown = print_rows(&env, pids, n, row);
+	explain_missing(&env, shown);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		p_err("cannot write output: %s", strerror(errno));
 		goto cleanup;
 	}
-	if (name && shown == 0) {
-		p_err("no process matches '%s' (see 'sidescope ps' for the list)", name);
+	if (env.name && shown == 0) {
+		p_err("no process matches '%s' (see 'sidescope ps' for the list)", env.name);
 		goto cleanup;
 	}
-	if (n_only && shown == 0)
+	if (env.n_only && shown == 0)
 		goto cleanup;
 	err = 0;
 cleanup:
 	free(row);
 	free(pids);
-	free(only);
+	free(env.only);
 	return err;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Flame graph builder and SVG writer, shared by 'sidescope flame' and
  * 'sidescope profile -o x.svg'. Feed it stacks, then write one
- * self-contained interactive SVG. */
+ * self-contained interactive SVG. The parts behind this interface (tree,
+ * layout, diff, SVG) are described in flame_int.h. */
 #ifndef SIDESCOPE_FLAMEGRAPH_H
 #define SIDESCOPE_FLAMEGRAPH_H
 
@@ -36,6 +37,8 @@ struct flame_opts {
 
 struct flamegraph;
 
+/* An empty graph, or NULL with errno set; freed with flame__free (which
+ * takes NULL). */
 struct flamegraph *flame__new(void);
 /* Add COUNT samples of one stack, outermost frame first. names[i] need not
  * outlive the call; kinds may be NULL (kinds then come from the folded
@@ -51,8 +54,11 @@ int flame__add_stack_before(struct flamegraph *fg, const char *const *names,
 int flame__add_stack_shared(struct flamegraph *fg, const char *const *names,
 			    const enum frame_kind *kinds, size_t depth, uint64_t count,
 			    size_t shared, bool before);
+/* Samples added (not with _before); 0 for NULL. */
 uint64_t flame__total(const struct flamegraph *fg);
-/* Write the SVG. Return 0 or a negative errno (write errors included). */
+/* Write the SVG to OUT (flushed, not closed); OPTS NULL: the defaults.
+ * The same graph and options give the same bytes. Return 0 or a negative
+ * errno (write errors included). */
 int flame__write_svg(struct flamegraph *fg, FILE *out, const struct flame_opts *opts);
 void flame__free(struct flamegraph *fg);
 

@@ -385,6 +385,13 @@ cleanup:
 	return err;
 }
 
+int prof__finish(FILE *f)
+{
+	if (fflush(f) || ferror(f))
+		return -(errno ? errno : EIO);
+	return 0;
+}
+
 void prof__set_meta(struct prof *p, const struct prof_meta *m)
 {
 	p->meta = *m;

@@ -65,27 +65,90 @@ static const char *kind_name(enum frame_kind k)
 	return k < FRAME_KIND_MAX ? names[k] : "unknown";
 }
 
-static void json_meta(FILE *f, const struct prof_meta *m, uint64_t total)
+static void json_u64(struct json *j, const char *key, uint64_t v)
 {
-	fprintf(f, "{\"hz\":%u,\"period_ns\":%llu,\"time_ns\":%llu,\"duration_ns\":%llu,"
-		"\"samples\":%llu,\"samples_in_profile\":%llu,"
-		"\"lost\":{\"user_stack_errors\":%llu,\"kernel_stack_errors\":%llu,"
-		"\"stack_store_full\":%llu,\"count_map_full\":%llu,\"missing_stacks\":%llu},"
-		"\"truncated\":{\"user\":%llu,\"kernel\":%llu},\"perfmap_bad_lines\":%llu}",
-		m->hz, (unsigned long long)m->period_ns, (unsigned long long)m->time_ns,
-		(unsigned long long)m->duration_ns, (unsigned long long)m->samples,
-		(unsigned long long)total, (unsigned long long)m->lost_ustack,
-		(unsigned long long)m->lost_kstack, (unsigned long long)m->lost_stacks_full,
-		(unsigned long long)m->lost_counts_full, (unsigned long long)m->missing_stacks,
-		(unsigned long long)m->trunc_ustack, (unsigned long long)m->trunc_kstack,
-		(unsigned long long)m->perfmap_bad_lines);
+	json__key(j, key);
+	json__u64(j, v);
 }
 
+static void json_str(struct json *j, const char *key, const char *v)
+{
+	json__key(j, key);
+	json__str(j, v);
+}
+
+static void json_meta(FILE *f, const struct prof_meta *m, uint64_t total)
+{
+	struct json j;
+
+	json__init(&j, f);
+	json__obj(&j);
+	json_u64(&j, "hz", m->hz);
+	json_u64(&j, "period_ns", m->period_ns);
+	json_u64(&j, "time_ns", m->time_ns);
+	json_u64(&j, "duration_ns", m->duration_ns);
+	json_u64(&j, "samples", m->samples);
+	json_u64(&j, "samples_in_profile", total);
+	json__key(&j, "lost");
+	json__obj(&j);
+	json_u64(&j, "user_stack_errors", m->lost_ustack);
+	json_u64(&j, "kernel_stack_errors", m->lost_kstack);
+	json_u64(&j, "stack_store_full", m->lost_stacks_full);
+	json_u64(&j, "count_map_full", m->lost_counts_full);
+	json_u64(&j, "missing_stacks", m->missing_stacks);
+	json__end(&j);
+	json__key(&j, "truncated");
+	json__obj(&j);
+	json_u64(&j, "user", m->trunc_ustack);
+	json_u64(&j, "kernel", m->trunc_kstack);
+	json__end(&j);
+	json_u64(&j, "perfmap_bad_lines", m->perfmap_bad_lines);
+	json__end(&j);
+}
+
+/* One function as an object, on a line of its own. */
+static void json_func(FILE *f, const struct prof *p, const struct prof_func *fn)
+{
+	struct json j;
+
+	json__init(&j, f);
+	json__obj(&j);
+	json_str(&j, "name", fn->name);
+	json_str(&j, "kind", kind_name(fn->kind));
+	json_str(&j, "module", fn->obj ? p->objs[fn->obj - 1].module : "");
+	json_str(&j, "build_id", fn->obj ? p->objs[fn->obj - 1].build_id : "");
+	json__end(&j);
+}
+
+/* One stack entry (COUNT samples) as an object: frames are function ids. */
+static void json_stack(FILE *f, const struct prof *p, const struct prof_stack *s,
+		       uint64_t count)
+{
+	struct json j;
+	size_t i;
+
+	json__init(&j, f);
+	json__obj(&j);
+	json_u64(&j, "pid", s->pid);
+	json_u64(&j, "tid", s->tid);
+	json_str(&j, "comm", s->comm);
+	json_str(&j, "thread", s->thread);
+	json_u64(&j, "count", count);
+	json__key(&j, "frames");
+	json__arr(&j);
+	for (i = 0; i < s->n; i++)
+		json__u64(&j, p->locs[s->locs[i]].fid);
+	json__end(&j);
+	json__end(&j);
+}
+
+/* {"meta":{...},\n"functions":[\n{...},\n...],\n"stacks":[\n{...},...]}:
+ * one function or stack a line. */
 int prof__write_json(const struct prof *p, FILE *f)
 {
 	const unsigned int keys = PROF_SPLIT_PID | PROF_SPLIT_TID | PROF_KEY_COMM | PROF_KEY_FUNCS;
 	uint32_t *idx = prof__sorted(p, keys);
-	size_t i, j, k;
+	size_t i, k;
 
 	if (!idx)
 		return -ENOMEM;
@@ -93,15 +156,8 @@ int prof__write_json(const struct prof *p, FILE *f)
 	json_meta(f, &p->meta, p->total);
 	fputs(",\n\"functions\":[", f);
 	for (i = 0; i < p->nfuncs; i++) {
-		const struct prof_func *fn = &p->funcs[i];
-
-		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
-		json_write_string(f, fn->name);
-		fprintf(f, ",\"kind\":\"%s\",\"module\":", kind_name(fn->kind));
-		json_write_string(f, fn->obj ? p->objs[fn->obj - 1].module : "");
-		fputs(",\"build_id\":", f);
-		json_write_string(f, fn->obj ? p->objs[fn->obj - 1].build_id : "");
-		fputc('}', f);
+		fputs(i ? ",\n" : "\n", f);
+		json_func(f, p, &p->funcs[i]);
 	}
 	/* one entry per thread and functions: addresses and lines are pprof's */
 	fputs("],\n\"stacks\":[", f);
@@ -111,15 +167,8 @@ int prof__write_json(const struct prof *p, FILE *f)
 
 		for (k = i + 1; k < p->nstacks && prof__same(p, idx[i], idx[k], keys); k++)
 			count += p->stacks[idx[k]].count;
-		fprintf(f, "%s{\"pid\":%u,\"tid\":%u,\"comm\":", i ? ",\n" : "\n", s->pid,
-			s->tid);
-		json_write_string(f, s->comm);
-		fputs(",\"thread\":", f);
-		json_write_string(f, s->thread);
-		fprintf(f, ",\"count\":%llu,\"frames\":[", (unsigned long long)count);
-		for (j = 0; j < s->n; j++)
-			fprintf(f, "%s%u", j ? "," : "", p->locs[s->locs[j]].fid);
-		fputs("]}", f);
+		fputs(i ? ",\n" : "\n", f);
+		json_stack(f, p, s, count);
 	}
 	fputs("]}\n", f);
 	free(idx);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Types shared by bpf/profile.bpf.c and tools/profile.c. */
+/* Types shared by bpf/profile.bpf.c and its user space: tools/profile.c
+ * and the capture engine, tools/lib/prof/capture.c. */
 #ifndef SIDESCOPE_PROFILE_H
 #define SIDESCOPE_PROFILE_H
 

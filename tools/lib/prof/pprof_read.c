@@ -274,6 +274,128 @@ static int pick_value(const Profile *p, const char *want, struct pprof_read_stat
 	return idx;
 }
 
+/* The stack handed to the callback, root first. */
+struct stackbuf {
+	const char **names;
+	enum frame_kind *kinds;
+	size_t cap;
+};
+
+/* Room for NEED frames in SB, growing it to NCAP when short. */
+static int stackbuf_room(struct stackbuf *sb, size_t need, size_t ncap)
+{
+	const char **nn;
+	enum frame_kind *nk;
+
+	if (need <= sb->cap)
+		return 0;
+	nn = realloc(sb->names, ncap * sizeof(*nn));
+	if (!nn)
+		return -ENOMEM;
+	sb->names = nn;
+	nk = realloc(sb->kinds, ncap * sizeof(*nk));
+	if (!nk)
+		return -ENOMEM;
+	sb->kinds = nk;
+	sb->cap = ncap;
+	return 0;
+}
+
+/* The label of S that names its root frame, as folded stacks carry it:
+ * the thread's name where the sample has one, else the process's; S's
+ * n_label when none. COMM and THREAD are the keys' string ids (0: none). */
+static size_t root_label(const Perftools__Profiles__Sample *s, int64_t comm, int64_t thread)
+{
+	size_t t = s->n_label, j;
+
+	if (comm <= 0 && thread <= 0)
+		return s->n_label;
+	for (j = 0; j < s->n_label; j++) {
+		if (thread > 0 && s->label[j]->key == thread && s->label[j]->str > 0)
+			break;
+		if (comm > 0 && s->label[j]->key == comm && s->label[j]->str > 0 &&
+		    t == s->n_label)
+			t = j;
+	}
+	return j == s->n_label ? t : j;
+}
+
+/* The frames of sample S into SB, root first: *DEPTH of them. 0, 1 when a
+ * location is missing (a bad sample), or -ENOMEM. */
+static int sample_frames(const struct ctx *c, const Perftools__Profiles__Sample *s,
+			 int64_t comm, int64_t thread, struct stackbuf *sb, size_t *depth)
+{
+	size_t j = root_label(s, comm, thread), k;
+
+	*depth = 0;
+	if (j < s->n_label) {
+		if (!sb->cap && stackbuf_room(sb, 1, 64))
+			return -ENOMEM;
+		sb->names[0] = str_at(c->p, s->label[j]->str);
+		sb->kinds[0] = FRAME_NATIVE;
+		*depth = 1;
+	}
+	/* location_id is leaf first; the callback wants the root first */
+	for (j = s->n_location_id; j-- > 0;) {
+		struct loc key = { .id = s->location_id[j] }, *l;
+
+		l = bsearch(&key, c->locs, c->n_locs, sizeof(*c->locs), cmp_loc);
+		if (!l)
+			return 1;
+		if (stackbuf_room(sb, *depth + l->n, (*depth + l->n) * 2 + 64))
+			return -ENOMEM;
+		/* the last line of a location is the caller */
+		for (k = l->n; k-- > 0;) {
+			sb->names[*depth] = c->names[l->first + k];
+			sb->kinds[(*depth)++] = c->kinds[l->first + k];
+		}
+	}
+	return 0;
+}
+
+/* Every sample of C's profile with value VI to CB, counted into ST. */
+static int read_samples(const struct ctx *c, int vi, folded_cb cb, void *ctx_,
+			struct pprof_read_stats *st)
+{
+	const Profile *p = c->p;
+	struct stackbuf sb = { 0 };
+	int64_t comm = 0, thread = 0;
+	size_t i, depth;
+	int err = 0;
+
+	for (i = 1; i < p->n_string_table; i++) {
+		if (p->string_table[i] && strcmp(p->string_table[i], "comm") == 0 && !comm)
+			comm = i;
+		if (p->string_table[i] && strcmp(p->string_table[i], "thread") == 0 && !thread)
+			thread = i;
+	}
+	for (i = 0; i < p->n_sample && !err; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+		int64_t v;
+
+		st->samples++;
+		if ((size_t)vi >= s->n_value || s->value[vi] < 0) {
+			st->bad++;
+			continue;
+		}
+		v = s->value[vi];
+		err = sample_frames(c, s, comm, thread, &sb, &depth);
+		if (err == 1) {
+			st->bad++;
+			err = 0;
+			continue;
+		}
+		if (err)
+			break;
+		st->total += (uint64_t)v;
+		if (v)
+			err = cb(ctx_, sb.names, sb.kinds, depth, (uint64_t)v, 0);
+	}
+	free(sb.names);
+	free(sb.kinds);
+	return err;
+}
+
 int pprof__read(const void *buf, size_t len, const char *value_type, folded_cb cb,
 		void *ctx_, struct pprof_read_stats *st)
 {
@@ -281,10 +403,7 @@ int pprof__read(const void *buf, size_t len, const char *value_type, folded_cb c
 	struct ctx c = { 0 };
 	Profile *p = NULL;
 	char *raw = NULL;
-	const char **names = NULL;
-	enum frame_kind *kinds = NULL;
-	size_t raw_len, cap = 0, i, j, k;
-	int64_t comm = 0, thread = 0;
+	size_t raw_len, i;
 	int err = 0, vi;
 
 	if (!st)
@@ -309,97 +428,8 @@ int pprof__read(const void *buf, size_t len, const char *value_type, folded_cb c
 		goto cleanup;
 	}
 	err = resolve_locations(&c);
-	if (err)
-		goto cleanup;
-	for (i = 1; i < p->n_string_table; i++) {
-		if (p->string_table[i] && strcmp(p->string_table[i], "comm") == 0 && !comm)
-			comm = i;
-		if (p->string_table[i] && strcmp(p->string_table[i], "thread") == 0 && !thread)
-			thread = i;
-	}
-	for (i = 0; i < p->n_sample; i++) {
-		const Perftools__Profiles__Sample *s = p->sample[i];
-		size_t depth = 0;
-		int64_t v;
-
-		st->samples++;
-		if ((size_t)vi >= s->n_value || s->value[vi] < 0) {
-			st->bad++;
-			continue;
-		}
-		v = s->value[vi];
-		/* the root frame, as folded stacks carry it: the thread's name
-		 * where the sample has one, else the process's */
-		if (comm > 0 || thread > 0) {
-			size_t t = s->n_label;
-
-			for (j = 0; j < s->n_label; j++) {
-				if (thread > 0 && s->label[j]->key == thread && s->label[j]->str > 0)
-					break;
-				if (comm > 0 && s->label[j]->key == comm && s->label[j]->str > 0 &&
-				    t == s->n_label)
-					t = j;
-			}
-			if (j == s->n_label)
-				j = t;
-			if (j < s->n_label) {
-				if (!cap) {
-					cap = 64;
-					names = malloc(cap * sizeof(*names));
-					kinds = malloc(cap * sizeof(*kinds));
-					if (!names || !kinds) {
-						err = -ENOMEM;
-						goto cleanup;
-					}
-				}
-				names[0] = str_at(p, s->label[j]->str);
-				kinds[0] = FRAME_NATIVE;
-				depth = 1;
-			}
-		}
-		/* location_id is leaf first; the callback wants the root first */
-		for (j = s->n_location_id; j-- > 0;) {
-			struct loc key = { .id = s->location_id[j] }, *l;
-
-			l = bsearch(&key, c.locs, c.n_locs, sizeof(*c.locs), cmp_loc);
-			if (!l) {
-				depth = SIZE_MAX;
-				break;
-			}
-			if (depth + l->n > cap) {
-				size_t ncap = (depth + l->n) * 2 + 64;
-				const char **nn = realloc(names, ncap * sizeof(*nn));
-				enum frame_kind *nk;
-
-				if (!nn) {
-					err = -ENOMEM;
-					goto cleanup;
-				}
-				names = nn;
-				nk = realloc(kinds, ncap * sizeof(*nk));
-				if (!nk) {
-					err = -ENOMEM;
-					goto cleanup;
-				}
-				kinds = nk;
-				cap = ncap;
-			}
-			/* the last line of a location is the caller */
-			for (k = l->n; k-- > 0;) {
-				names[depth] = c.names[l->first + k];
-				kinds[depth++] = c.kinds[l->first + k];
-			}
-		}
-		if (depth == SIZE_MAX) {
-			st->bad++;
-			continue;
-		}
-		st->total += (uint64_t)v;
-		if (v)
-			err = cb(ctx_, names, kinds, depth, (uint64_t)v, 0);
-		if (err)
-			goto cleanup;
-	}
+	if (!err)
+		err = read_samples(&c, vi, cb, ctx_, st);
 cleanup:
 	for (i = 0; i < c.n_owned; i++)
 		free(c.owned[i]);
@@ -409,8 +439,6 @@ cleanup:
 	free(c.funcs);
 	free(c.names);
 	free(c.kinds);
-	free(names);
-	free(kinds);
 	if (p)
 		perftools__profiles__profile__free_unpacked(p, NULL);
 	free(raw);

@@ -7,21 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hash.h"
 #include "prof/prof.h"
 #include "prof/prof_int.h"
-
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-
-	while (n--) {
-		h ^= *b++;
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-#define H0 0xcbf29ce484222325ull
 
 const char *prof__intern(struct prof *p, const char *s)
 {
@@ -36,7 +24,7 @@ const char *prof__intern(struct prof *p, const char *s)
 		for (j = 0; j < p->strs_cap; j++) {
 			if (!p->strs[j])
 				continue;
-			i = hash_bytes(H0, p->strs[j], strlen(p->strs[j])) & (ncap - 1);
+			i = hash__str(p->strs[j]) & (ncap - 1);
 			while (n[i])
 				i = (i + 1) & (ncap - 1);
 			n[i] = p->strs[j];
@@ -45,7 +33,7 @@ const char *prof__intern(struct prof *p, const char *s)
 		p->strs = n;
 		p->strs_cap = ncap;
 	}
-	i = hash_bytes(H0, s, strlen(s)) & (p->strs_cap - 1);
+	i = hash__str(s) & (p->strs_cap - 1);
 	while (p->strs[i]) {
 		if (strcmp(p->strs[i], s) == 0)
 			return p->strs[i];
@@ -152,10 +140,10 @@ static void table_put(struct prof_table *t, uint64_t h, uint32_t i)
 
 static uint64_t func_hash_of(const char *name, enum frame_kind kind, uint32_t obj)
 {
-	uint64_t h = hash_bytes(H0, &name, sizeof(name));
+	uint64_t h = hash__more(HASH_SEED, &name, sizeof(name));
 
-	h = hash_bytes(h, &kind, sizeof(kind));
-	return hash_bytes(h, &obj, sizeof(obj));
+	h = hash__more(h, &kind, sizeof(kind));
+	return hash__u64(hash__more(h, &obj, sizeof(obj)));
 }
 
 static uint64_t func_hash(const struct prof *p, uint32_t i)
@@ -165,11 +153,11 @@ static uint64_t func_hash(const struct prof *p, uint32_t i)
 
 static uint64_t map_hash_of(const struct prof_map *m)
 {
-	uint64_t h = hash_bytes(H0, &m->obj, sizeof(m->obj));
+	uint64_t h = hash__more(HASH_SEED, &m->obj, sizeof(m->obj));
 
-	h = hash_bytes(h, &m->start, sizeof(m->start));
-	h = hash_bytes(h, &m->limit, sizeof(m->limit));
-	return hash_bytes(h, &m->offset, sizeof(m->offset));
+	h = hash__more(h, &m->start, sizeof(m->start));
+	h = hash__more(h, &m->limit, sizeof(m->limit));
+	return hash__u64(hash__more(h, &m->offset, sizeof(m->offset)));
 }
 
 static uint64_t map_hash(const struct prof *p, uint32_t i)
@@ -179,14 +167,14 @@ static uint64_t map_hash(const struct prof *p, uint32_t i)
 
 static uint64_t loc_hash_of(const struct prof_loc *l)
 {
-	uint64_t h = hash_bytes(H0, &l->fid, sizeof(l->fid));
+	uint64_t h = hash__more(HASH_SEED, &l->fid, sizeof(l->fid));
 
-	h = hash_bytes(h, &l->map, sizeof(l->map));
-	h = hash_bytes(h, &l->addr, sizeof(l->addr));
-	h = hash_bytes(h, &l->unresolved, sizeof(l->unresolved));
-	h = hash_bytes(h, &l->ref, sizeof(l->ref));
+	h = hash__more(h, &l->map, sizeof(l->map));
+	h = hash__more(h, &l->addr, sizeof(l->addr));
+	h = hash__more(h, &l->unresolved, sizeof(l->unresolved));
+	h = hash__more(h, &l->ref, sizeof(l->ref));
 	/* the lines' strings are interned: their pointers identify them */
-	return hash_bytes(h, l->lines, l->nlines * sizeof(*l->lines));
+	return hash__u64(hash__more(h, l->lines, l->nlines * sizeof(*l->lines)));
 }
 
 static uint64_t loc_hash(const struct prof *p, uint32_t i)
@@ -196,12 +184,12 @@ static uint64_t loc_hash(const struct prof *p, uint32_t i)
 
 static uint64_t stack_hash_of(const struct prof_stack *s)
 {
-	uint64_t h = hash_bytes(H0, &s->pid, sizeof(s->pid));
+	uint64_t h = hash__more(HASH_SEED, &s->pid, sizeof(s->pid));
 
-	h = hash_bytes(h, &s->tid, sizeof(s->tid));
-	h = hash_bytes(h, &s->comm, sizeof(s->comm));
-	h = hash_bytes(h, &s->thread, sizeof(s->thread));
-	return hash_bytes(h, s->locs, s->n * sizeof(*s->locs));
+	h = hash__more(h, &s->tid, sizeof(s->tid));
+	h = hash__more(h, &s->comm, sizeof(s->comm));
+	h = hash__more(h, &s->thread, sizeof(s->thread));
+	return hash__u64(hash__more(h, s->locs, s->n * sizeof(*s->locs)));
 }
 
 static uint64_t stack_hash(const struct prof *p, uint32_t i)
@@ -395,6 +383,13 @@ int prof__add(struct prof *p, const struct prof_sample *smp, const struct prof_f
 cleanup:
 	free(s.locs);
 	return err;
+}
+
+int prof__finish(FILE *f)
+{
+	if (fflush(f) || ferror(f))
+		return -(errno ? errno : EIO);
+	return 0;
 }
 
 void prof__set_meta(struct prof *p, const struct prof_meta *m)

@@ -2,7 +2,8 @@
 /* The in-memory CPU profile: samples (process, thread, symbolized stack
  * with addresses, mappings and source lines) with counts, plus capture
  * metadata; and its writers: folded stacks, pprof (gzip'd protobuf,
- * protobuf-c), JSON and a top table. */
+ * protobuf-c), JSON and a top table; prof/writer.h has them in one table
+ * by format name and file ending. */
 #ifndef SIDESCOPE_PROF_H
 #define SIDESCOPE_PROF_H
 

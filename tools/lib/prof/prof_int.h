@@ -73,6 +73,9 @@ struct prof {
 
 const char *prof__intern(struct prof *p, const char *s);
 
+/* The end of a writer: flushed, 0 or the write error as a negative errno. */
+int prof__finish(FILE *f);
+
 /* What makes two stacks one entry of a writer: PROF_SPLIT_PID and
  * PROF_SPLIT_TID as in prof.h, PROF_KEY_FUNCS compares functions (else
  * names and kinds as a folded line prints them), PROF_KEY_COMM the

@@ -1,22 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Writers of the profile model: folded, pprof, JSON, top table. */
+/* Writers of the profile model: folded stacks, JSON, top table (pprof:
+ * pprof.c, flame graph: profsvg.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "core/escape.h"
-#include "profile.pb-c.h"
 #include "prof/prof_int.h"
 #include "core/json.h"
 #include "core/util.h"
-
-static int finish(FILE *f)
-{
-	if (fflush(f) || ferror(f))
-		return -(errno ? errno : EIO);
-	return 0;
-}
 
 /* A folded frame holds no ';' (the separator) and, like every name the
  * application chose, no control character: escaped, with backslashes left
@@ -63,7 +55,7 @@ int prof__write_folded(const struct prof *p, FILE *f)
 		fprintf(f, " %llu\n", (unsigned long long)count);
 	}
 	free(idx);
-	return finish(f);
+	return prof__finish(f);
 }
 
 static const char *kind_name(enum frame_kind k)
@@ -73,27 +65,90 @@ static const char *kind_name(enum frame_kind k)
 	return k < FRAME_KIND_MAX ? names[k] : "unknown";
 }
 
-static void json_meta(FILE *f, const struct prof_meta *m, uint64_t total)
+static void json_u64(struct json *j, const char *key, uint64_t v)
 {
-	fprintf(f, "{\"hz\":%u,\"period_ns\":%llu,\"time_ns\":%llu,\"duration_ns\":%llu,"
-		"\"samples\":%llu,\"samples_in_profile\":%llu,"
-		"\"lost\":{\"user_stack_errors\":%llu,\"kernel_stack_errors\":%llu,"
-		"\"stack_store_full\":%llu,\"count_map_full\":%llu,\"missing_stacks\":%llu},"
-		"\"truncated\":{\"user\":%llu,\"kernel\":%llu},\"perfmap_bad_lines\":%llu}",
-		m->hz, (unsigned long long)m->period_ns, (unsigned long long)m->time_ns,
-		(unsigned long long)m->duration_ns, (unsigned long long)m->samples,
-		(unsigned long long)total, (unsigned long long)m->lost_ustack,
-		(unsigned long long)m->lost_kstack, (unsigned long long)m->lost_stacks_full,
-		(unsigned long long)m->lost_counts_full, (unsigned long long)m->missing_stacks,
-		(unsigned long long)m->trunc_ustack, (unsigned long long)m->trunc_kstack,
-		(unsigned long long)m->perfmap_bad_lines);
+	json__key(j, key);
+	json__u64(j, v);
 }
 
+static void json_str(struct json *j, const char *key, const char *v)
+{
+	json__key(j, key);
+	json__str(j, v);
+}
+
+static void json_meta(FILE *f, const struct prof_meta *m, uint64_t total)
+{
+	struct json j;
+
+	json__init(&j, f);
+	json__obj(&j);
+	json_u64(&j, "hz", m->hz);
+	json_u64(&j, "period_ns", m->period_ns);
+	json_u64(&j, "time_ns", m->time_ns);
+	json_u64(&j, "duration_ns", m->duration_ns);
+	json_u64(&j, "samples", m->samples);
+	json_u64(&j, "samples_in_profile", total);
+	json__key(&j, "lost");
+	json__obj(&j);
+	json_u64(&j, "user_stack_errors", m->lost_ustack);
+	json_u64(&j, "kernel_stack_errors", m->lost_kstack);
+	json_u64(&j, "stack_store_full", m->lost_stacks_full);
+	json_u64(&j, "count_map_full", m->lost_counts_full);
+	json_u64(&j, "missing_stacks", m->missing_stacks);
+	json__end(&j);
+	json__key(&j, "truncated");
+	json__obj(&j);
+	json_u64(&j, "user", m->trunc_ustack);
+	json_u64(&j, "kernel", m->trunc_kstack);
+	json__end(&j);
+	json_u64(&j, "perfmap_bad_lines", m->perfmap_bad_lines);
+	json__end(&j);
+}
+
+/* One function as an object, on a line of its own. */
+static void json_func(FILE *f, const struct prof *p, const struct prof_func *fn)
+{
+	struct json j;
+
+	json__init(&j, f);
+	json__obj(&j);
+	json_str(&j, "name", fn->name);
+	json_str(&j, "kind", kind_name(fn->kind));
+	json_str(&j, "module", fn->obj ? p->objs[fn->obj - 1].module : "");
+	json_str(&j, "build_id", fn->obj ? p->objs[fn->obj - 1].build_id : "");
+	json__end(&j);
+}
+
+/* One stack entry (COUNT samples) as an object: frames are function ids. */
+static void json_stack(FILE *f, const struct prof *p, const struct prof_stack *s,
+		       uint64_t count)
+{
+	struct json j;
+	size_t i;
+
+	json__init(&j, f);
+	json__obj(&j);
+	json_u64(&j, "pid", s->pid);
+	json_u64(&j, "tid", s->tid);
+	json_str(&j, "comm", s->comm);
+	json_str(&j, "thread", s->thread);
+	json_u64(&j, "count", count);
+	json__key(&j, "frames");
+	json__arr(&j);
+	for (i = 0; i < s->n; i++)
+		json__u64(&j, p->locs[s->locs[i]].fid);
+	json__end(&j);
+	json__end(&j);
+}
+
+/* {"meta":{...},\n"functions":[\n{...},\n...],\n"stacks":[\n{...},...]}:
+ * one function or stack a line. */
 int prof__write_json(const struct prof *p, FILE *f)
 {
 	const unsigned int keys = PROF_SPLIT_PID | PROF_SPLIT_TID | PROF_KEY_COMM | PROF_KEY_FUNCS;
 	uint32_t *idx = prof__sorted(p, keys);
-	size_t i, j, k;
+	size_t i, k;
 
 	if (!idx)
 		return -ENOMEM;
@@ -101,15 +156,8 @@ int prof__write_json(const struct prof *p, FILE *f)
 	json_meta(f, &p->meta, p->total);
 	fputs(",\n\"functions\":[", f);
 	for (i = 0; i < p->nfuncs; i++) {
-		const struct prof_func *fn = &p->funcs[i];
-
-		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
-		json_write_string(f, fn->name);
-		fprintf(f, ",\"kind\":\"%s\",\"module\":", kind_name(fn->kind));
-		json_write_string(f, fn->obj ? p->objs[fn->obj - 1].module : "");
-		fputs(",\"build_id\":", f);
-		json_write_string(f, fn->obj ? p->objs[fn->obj - 1].build_id : "");
-		fputc('}', f);
+		fputs(i ? ",\n" : "\n", f);
+		json_func(f, p, &p->funcs[i]);
 	}
 	/* one entry per thread and functions: addresses and lines are pprof's */
 	fputs("],\n\"stacks\":[", f);
@@ -119,19 +167,12 @@ int prof__write_json(const struct prof *p, FILE *f)
 
 		for (k = i + 1; k < p->nstacks && prof__same(p, idx[i], idx[k], keys); k++)
 			count += p->stacks[idx[k]].count;
-		fprintf(f, "%s{\"pid\":%u,\"tid\":%u,\"comm\":", i ? ",\n" : "\n", s->pid,
-			s->tid);
-		json_write_string(f, s->comm);
-		fputs(",\"thread\":", f);
-		json_write_string(f, s->thread);
-		fprintf(f, ",\"count\":%llu,\"frames\":[", (unsigned long long)count);
-		for (j = 0; j < s->n; j++)
-			fprintf(f, "%s%u", j ? "," : "", p->locs[s->locs[j]].fid);
-		fputs("]}", f);
+		fputs(i ? ",\n" : "\n", f);
+		json_stack(f, p, s, count);
 	}
 	fputs("]}\n", f);
 	free(idx);
-	return finish(f);
+	return prof__finish(f);
 }
 
 struct top_row {
@@ -196,391 +237,9 @@ int prof__write_top(const struct prof *p, FILE *f, size_t limit)
 			(unsigned long long)rows[i].self, 100.0 * rows[i].total / tot,
 			(unsigned long long)rows[i].total, name);
 	}
-	err = finish(f);
+	err = prof__finish(f);
 cleanup:
 	free(rows);
 	free(seen);
-	return err;
-}
-
-/* pprof string table, deduplicated through the model's interned pointers:
- * the index of a string is looked up in a small open-addressing table. */
-struct strtab {
-	char **s;
-	size_t n, cap;
-	const char **keys;
-	int64_t *vals;
-	size_t hcap;
-};
-
-static int64_t strtab_add(struct strtab *t, const char *s)
-{
-	size_t i;
-
-	if (t->n * 2 >= t->hcap) {
-		size_t ncap = t->hcap ? t->hcap * 2 : 1024, j;
-		const char **k = calloc(ncap, sizeof(*k));
-		int64_t *v = calloc(ncap, sizeof(*v));
-
-		if (!k || !v) {
-			free(k);
-			free(v);
-			return -1;
-		}
-		for (j = 0; j < t->hcap; j++) {
-			if (!t->keys[j])
-				continue;
-			i = ((uintptr_t)t->keys[j] >> 3) * 0x9e3779b97f4a7c15ull & (ncap - 1);
-			while (k[i])
-				i = (i + 1) & (ncap - 1);
-			k[i] = t->keys[j];
-			v[i] = t->vals[j];
-		}
-		free(t->keys);
-		free(t->vals);
-		t->keys = k;
-		t->vals = v;
-		t->hcap = ncap;
-	}
-	i = ((uintptr_t)s >> 3) * 0x9e3779b97f4a7c15ull & (t->hcap - 1);
-	while (t->keys[i]) {
-		if (t->keys[i] == s)
-			return t->vals[i];
-		i = (i + 1) & (t->hcap - 1);
-	}
-	if (t->n == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 256;
-		char **ns = realloc(t->s, ncap * sizeof(*ns));
-
-		if (!ns)
-			return -1;
-		t->s = ns;
-		t->cap = ncap;
-	}
-	t->s[t->n] = (char *)s;
-	t->keys[i] = s;
-	t->vals[i] = (int64_t)t->n;
-	return (int64_t)t->n++;
-}
-
-static int gzip_write(FILE *f, const uint8_t *buf, size_t len)
-{
-	unsigned char out[65536];
-	z_stream zs;
-	int zr;
-
-	memset(&zs, 0, sizeof(zs));
-	if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return -ENOMEM;
-	zs.next_in = (Bytef *)buf;
-	zs.avail_in = (uInt)len;
-	do {
-		zs.next_out = out;
-		zs.avail_out = sizeof(out);
-		zr = deflate(&zs, Z_FINISH);
-		if (zr == Z_STREAM_ERROR)
-			break;
-		if (fwrite(out, 1, sizeof(out) - zs.avail_out, f) != sizeof(out) - zs.avail_out) {
-			deflateEnd(&zs);
-			return -EIO;
-		}
-	} while (zr != Z_STREAM_END);
-	deflateEnd(&zs);
-	return zr == Z_STREAM_END ? 0 : -EIO;
-}
-
-/* pprof functions by (name, file, first line), all interned pointers. */
-struct functab {
-	const char **name, **file;
-	uint32_t *start, *id;
-	size_t cap, n;
-};
-
-static uint64_t functab_id(struct functab *t, const char *name, const char *file, uint32_t start)
-{
-	uint64_t h = ((uintptr_t)name >> 3) * 0x9e3779b97f4a7c15ull ^
-		     ((uintptr_t)file >> 3) * 0xc2b2ae3d27d4eb4full ^ start;
-	size_t i;
-
-	for (i = h & (t->cap - 1); t->id[i]; i = (i + 1) & (t->cap - 1))
-		if (t->name[i] == name && t->file[i] == file && t->start[i] == start)
-			return t->id[i];
-	t->name[i] = name;
-	t->file[i] = file;
-	t->start[i] = start;
-	t->id[i] = (uint32_t)++t->n;
-	return t->id[i];
-}
-
-#define S(x) strtab_add(&st, (x))
-
-/* pprof takes the first mapping for the main binary: executables before
- * shared objects and pseudo-files. */
-static bool main_like(const char *module)
-{
-	return module[0] == '/' && !strstr(module, ".so");
-}
-
-int prof__write_pprof(const struct prof *p, FILE *f)
-{
-	Perftools__Profiles__Profile pr = PERFTOOLS__PROFILES__PROFILE__INIT;
-	Perftools__Profiles__ValueType vt[3], *vtp[2];
-	Perftools__Profiles__Mapping *maps = NULL, **mapp = NULL;
-	Perftools__Profiles__Function *funcs = NULL, **funcp = NULL;
-	Perftools__Profiles__Location *locs = NULL, **locp = NULL;
-	Perftools__Profiles__Line *lines = NULL, **linep = NULL;
-	Perftools__Profiles__Sample *samples = NULL, **samplep = NULL;
-	Perftools__Profiles__Label *labels = NULL, **labelp = NULL;
-	struct functab ft = { 0 };
-	const struct frame_line **llines = NULL;
-	uint32_t *lnl = NULL;
-	uint64_t *locids = NULL;
-	int64_t *values = NULL, comments[4];
-	struct strtab st = { 0 };
-	char cbuf[4][160];
-	uint8_t *buf = NULL;
-	size_t i, j, k, nloc = 0, len, nmap = 0, nline = 0, maxfn;
-	uint32_t *idx = NULL, *mapid = NULL;
-	int err = -ENOMEM;
-	const struct prof_meta *m = &p->meta;
-
-	if (S("") != 0)
-		goto cleanup;
-	for (i = 0; i < 3; i++)
-		perftools__profiles__value_type__init(&vt[i]);
-	vt[0].type = S("samples");
-	vt[0].unit = S("count");
-	vt[1].type = S("cpu");
-	vt[1].unit = S("nanoseconds");
-	vt[2] = vt[1];
-	vtp[0] = &vt[0];
-	vtp[1] = &vt[1];
-	pr.n_sample_type = 2;
-	pr.sample_type = vtp;
-	pr.period_type = &vt[2];
-	pr.period = (int64_t)m->period_ns;
-	pr.time_nanos = (int64_t)m->time_ns;
-	pr.duration_nanos = (int64_t)m->duration_ns;
-
-	/* each location's lines: the model's, or looked up now (DWARF is read
-	 * for pprof only) */
-	llines = calloc(p->nlocs + 1, sizeof(*llines));
-	lnl = calloc(p->nlocs + 1, sizeof(*lnl));
-	if (!llines || !lnl)
-		goto cleanup;
-	for (i = 0; i < p->nlocs; i++) {
-		const struct prof_loc *l = &p->locs[i];
-		int n;
-
-		llines[i] = l->lines;
-		lnl[i] = l->nlines;
-		if (!l->nlines && l->ref.fn && !l->unresolved) {
-			n = l->ref.fn(l->ref.src, l->ref.vaddr, &llines[i]);
-			if (n == -ENOMEM)
-				goto cleanup;
-			lnl[i] = n > 0 ? (uint32_t)(n < FRAME_MAX_LINES ? n : FRAME_MAX_LINES) : 0;
-		}
-		nline += lnl[i] ? lnl[i] : 1;
-	}
-	maxfn = nline;
-	for (ft.cap = 256; ft.cap < 2 * maxfn + 2; ft.cap *= 2)
-		;
-	ft.name = calloc(ft.cap, sizeof(*ft.name));
-	ft.file = calloc(ft.cap, sizeof(*ft.file));
-	ft.start = calloc(ft.cap, sizeof(*ft.start));
-	ft.id = calloc(ft.cap, sizeof(*ft.id));
-	maps = calloc(p->nmaps + 1, sizeof(*maps));
-	mapp = calloc(p->nmaps + 1, sizeof(*mapp));
-	mapid = calloc(p->nmaps + 1, sizeof(*mapid));
-	funcs = calloc(maxfn + 1, sizeof(*funcs));
-	funcp = calloc(maxfn + 1, sizeof(*funcp));
-	locs = calloc(p->nlocs + 1, sizeof(*locs));
-	locp = calloc(p->nlocs + 1, sizeof(*locp));
-	lines = calloc(nline + 1, sizeof(*lines));
-	linep = calloc(nline + 1, sizeof(*linep));
-	samples = calloc(p->nstacks + 1, sizeof(*samples));
-	samplep = calloc(p->nstacks + 1, sizeof(*samplep));
-	labels = calloc(4 * p->nstacks + 1, sizeof(*labels));
-	labelp = calloc(4 * p->nstacks + 1, sizeof(*labelp));
-	values = calloc(2 * p->nstacks + 1, sizeof(*values));
-	for (i = 0; i < p->nstacks; i++)
-		nloc += p->stacks[i].n;
-	locids = calloc(nloc + 1, sizeof(*locids));
-	idx = prof__sorted(p, PROF_SPLIT_PID | PROF_SPLIT_TID | PROF_KEY_COMM | PROF_KEY_FUNCS);
-	if (!ft.name || !ft.file || !ft.start || !ft.id || !maps || !mapp || !mapid || !funcs ||
-	    !funcp || !locs || !locp || !lines || !linep || !samples || !samplep || !labels ||
-	    !labelp || !values || !locids || !idx)
-		goto cleanup;
-
-	/* mappings: what each one's locations tell about its symbols */
-	for (j = 0; j < 2; j++)
-		for (i = 0; i < p->nmaps; i++) {
-			const struct prof_map *pm = &p->maps[i];
-			const struct prof_obj *o = &p->objs[pm->obj - 1];
-
-			if (main_like(o->module) != (j == 0))
-				continue;
-			perftools__profiles__mapping__init(&maps[nmap]);
-			maps[nmap].id = nmap + 1;
-			maps[nmap].memory_start = pm->start;
-			maps[nmap].memory_limit = pm->limit;
-			maps[nmap].file_offset = pm->offset;
-			maps[nmap].filename = S(o->module);
-			maps[nmap].build_id = S(o->build_id);
-			maps[nmap].has_functions = maps[nmap].has_filenames = 1;
-			maps[nmap].has_line_numbers = maps[nmap].has_inline_frames = 1;
-			mapp[nmap] = &maps[nmap];
-			mapid[i + 1] = (uint32_t)++nmap;
-		}
-	pr.n_mapping = nmap;
-	pr.mapping = mapp;
-	/* locations: the address, and its lines innermost first; a function
-	 * per (name, file, first line). An unresolved address gets no line,
-	 * so that its reader can name it from the mapping's build id. */
-	nline = 0;
-	for (i = 0; i < p->nlocs; i++) {
-		const struct prof_loc *l = &p->locs[i];
-		const struct prof_func *fn = &p->funcs[l->fid];
-		Perftools__Profiles__Mapping *mp = l->map ? &maps[mapid[l->map] - 1] : NULL;
-		const struct frame_line *ll = llines[i];
-		size_t n = l->unresolved ? 0 : lnl[i] ? lnl[i] : 1;
-
-		perftools__profiles__location__init(&locs[i]);
-		locs[i].id = i + 1;
-		locs[i].mapping_id = l->map ? mapid[l->map] : 0;
-		locs[i].address = l->addr;
-		locs[i].n_line = n;
-		locs[i].line = n ? &linep[nline] : NULL;
-		if (mp && (l->unresolved || !lnl[i])) {
-			mp->has_functions &= !l->unresolved;
-			mp->has_filenames = mp->has_line_numbers = mp->has_inline_frames = 0;
-		}
-		for (k = 0; k < n; k++) {
-			const struct frame_line *fl = lnl[i] ? &ll[k] : NULL;
-			const char *name = fl && fl->function ? fl->function : fn->name;
-			const char *file = fl && fl->file ? fl->file : "";
-			uint64_t fid = functab_id(&ft, name, file, fl ? fl->start_line : 0);
-
-			if (fid == ft.n) {
-				Perftools__Profiles__Function *pf = &funcs[fid - 1];
-
-				perftools__profiles__function__init(pf);
-				pf->id = fid;
-				pf->name = pf->system_name = S(name);
-				pf->filename = S(file);
-				pf->start_line = fl ? fl->start_line : 0;
-				funcp[fid - 1] = pf;
-			}
-			perftools__profiles__line__init(&lines[nline]);
-			lines[nline].function_id = fid;
-			lines[nline].line = fl ? fl->line : 0;
-			if (mp && fl && !file[0])
-				mp->has_filenames = 0;
-			if (mp && fl && !fl->line)
-				mp->has_line_numbers = 0;
-			linep[nline] = &lines[nline];
-			nline++;
-		}
-		locp[i] = &locs[i];
-	}
-	pr.n_function = ft.n;
-	pr.function = funcp;
-	pr.n_location = p->nlocs;
-	pr.location = locp;
-	nloc = 0;
-	for (i = 0; i < p->nstacks; i++) {
-		const struct prof_stack *s = &p->stacks[idx[i]];
-		Perftools__Profiles__Sample *sm = &samples[i];
-		Perftools__Profiles__Label *lb = &labels[4 * i];
-
-		perftools__profiles__sample__init(sm);
-		sm->location_id = &locids[nloc];
-		for (j = s->n; j-- > 0;)	/* pprof wants the leaf first */
-			locids[nloc++] = s->locs[j] + 1;
-		sm->n_location_id = s->n;
-		values[2 * i] = (int64_t)s->count;
-		values[2 * i + 1] = (int64_t)(s->count * m->period_ns);
-		sm->value = &values[2 * i];
-		sm->n_value = 2;
-		for (j = 0; j < 4; j++) {
-			perftools__profiles__label__init(&lb[j]);
-			labelp[4 * i + j] = &lb[j];
-		}
-		lb[0].key = S("pid");
-		lb[0].num = s->pid;
-		lb[1].key = S("tid");
-		lb[1].num = s->tid;
-		lb[2].key = S("comm");
-		lb[2].str = S(s->comm[0] ? s->comm : s->thread);
-		lb[3].key = S("thread");
-		lb[3].str = S(s->thread);
-		sm->label = &labelp[4 * i];
-		sm->n_label = 4;
-		samplep[i] = sm;
-	}
-	pr.n_sample = p->nstacks;
-	pr.sample = samplep;
-	/* the capture's losses travel with the profile (pprof -comments) */
-	snprintf(cbuf[0], sizeof(cbuf[0]), "sidescope: %llu samples counted in BPF, %llu in profile",
-		 (unsigned long long)m->samples, (unsigned long long)p->total);
-	snprintf(cbuf[1], sizeof(cbuf[1]),
-		 "lost: user stack errors %llu, kernel stack errors %llu, stack store full %llu, count map full %llu, missing stacks %llu",
-		 (unsigned long long)m->lost_ustack, (unsigned long long)m->lost_kstack,
-		 (unsigned long long)m->lost_stacks_full, (unsigned long long)m->lost_counts_full,
-		 (unsigned long long)m->missing_stacks);
-	snprintf(cbuf[2], sizeof(cbuf[2]), "truncated stacks: user %llu, kernel %llu",
-		 (unsigned long long)m->trunc_ustack, (unsigned long long)m->trunc_kstack);
-	snprintf(cbuf[3], sizeof(cbuf[3]), "perf map lines skipped: %llu",
-		 (unsigned long long)m->perfmap_bad_lines);
-	/* the model interns every string; these four are ours, kept in cbuf */
-	for (i = 0; i < 4; i++)
-		comments[i] = S(cbuf[i]);
-	pr.n_comment = 4;
-	pr.comment = comments;
-	for (i = 0; i < 4; i++)
-		if (comments[i] < 0)
-			goto cleanup;
-	pr.n_string_table = st.n;
-	pr.string_table = st.s;
-	/* a string that did not fit in the table (no memory) left -1 */
-	for (i = 0; i < pr.n_function; i++)
-		if (funcs[i].name < 0 || funcs[i].filename < 0)
-			goto cleanup;
-
-	len = perftools__profiles__profile__get_packed_size(&pr);
-	buf = malloc(len ? len : 1);
-	if (!buf)
-		goto cleanup;
-	perftools__profiles__profile__pack(&pr, buf);
-	err = gzip_write(f, buf, len);
-	if (!err)
-		err = finish(f);
-cleanup:
-	free(buf);
-	free(idx);
-	free(mapid);
-	free(maps);
-	free(mapp);
-	free(funcs);
-	free(funcp);
-	free(locs);
-	free(locp);
-	free(lines);
-	free(linep);
-	free(samples);
-	free(samplep);
-	free(labels);
-	free(labelp);
-	free(values);
-	free(locids);
-	free(llines);
-	free(lnl);
-	free(ft.name);
-	free(ft.file);
-	free(ft.start);
-	free(ft.id);
-	free(st.s);
-	free(st.keys);
-	free(st.vals);
 	return err;
 }

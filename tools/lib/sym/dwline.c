@@ -16,6 +16,7 @@
 #include "sym/dwline.h"
 #include "sym/elfsym.h"
 #include "core/escape.h"
+#include "core/hash.h"
 #include "core/log.h"
 #include "core/util.h"
 
@@ -759,21 +760,13 @@ static int resolve(struct dwline *d, uint64_t vaddr, struct frame_line *out)
 	return n;
 }
 
-static uint64_t hash64(uint64_t v)
-{
-	v ^= v >> 33;
-	v *= 0xff51afd7ed558ccdull;
-	v ^= v >> 33;
-	return v;
-}
-
 static struct dw_hit *find_hit(struct dwline *d, uint64_t vaddr)
 {
 	size_t i;
 
 	if (!d->hits_cap)
 		return NULL;
-	for (i = hash64(vaddr) & (d->hits_cap - 1); d->hits[i].used;
+	for (i = hash__u64(vaddr) & (d->hits_cap - 1); d->hits[i].used;
 	     i = (i + 1) & (d->hits_cap - 1))
 		if (d->hits[i].vaddr == vaddr)
 			return &d->hits[i];
@@ -793,7 +786,7 @@ static struct dw_hit *add_hit(struct dwline *d, uint64_t vaddr)
 		for (j = 0; j < d->hits_cap; j++) {
 			if (!d->hits[j].used)
 				continue;
-			for (i = hash64(d->hits[j].vaddr) & (ncap - 1); n[i].used;
+			for (i = hash__u64(d->hits[j].vaddr) & (ncap - 1); n[i].used;
 			     i = (i + 1) & (ncap - 1))
 				;
 			n[i] = d->hits[j];
@@ -802,7 +795,7 @@ static struct dw_hit *add_hit(struct dwline *d, uint64_t vaddr)
 		d->hits = n;
 		d->hits_cap = ncap;
 	}
-	for (i = hash64(vaddr) & (d->hits_cap - 1); d->hits[i].used;
+	for (i = hash__u64(vaddr) & (d->hits_cap - 1); d->hits[i].used;
 	     i = (i + 1) & (d->hits_cap - 1))
 		;
 	d->hits[i] = (struct dw_hit){ .vaddr = vaddr, .used = true };

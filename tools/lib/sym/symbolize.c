@@ -16,6 +16,7 @@
 #include "core/appfile.h"
 #include "sym/dwline.h"
 #include "sym/elfsym.h"
+#include "core/hash.h"
 #include "sym/kallsyms.h"
 #include "core/log.h"
 #include "sym/perfmap.h"
@@ -78,17 +79,6 @@ struct symbolizer {
 	size_t nvdsos;
 };
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (*s) {
-		h ^= (unsigned char)*s++;
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 const char *symbolizer__intern(struct symbolizer *sz, const char *s)
 {
 	size_t i;
@@ -102,7 +92,7 @@ const char *symbolizer__intern(struct symbolizer *sz, const char *s)
 		for (j = 0; j < sz->strs_cap; j++) {
 			if (!sz->strs[j])
 				continue;
-			i = str_hash(sz->strs[j]) & (ncap - 1);
+			i = hash__str(sz->strs[j]) & (ncap - 1);
 			while (n[i])
 				i = (i + 1) & (ncap - 1);
 			n[i] = sz->strs[j];
@@ -111,7 +101,7 @@ const char *symbolizer__intern(struct symbolizer *sz, const char *s)
 		sz->strs = n;
 		sz->strs_cap = ncap;
 	}
-	i = str_hash(s) & (sz->strs_cap - 1);
+	i = hash__str(s) & (sz->strs_cap - 1);
 	while (sz->strs[i]) {
 		if (strcmp(sz->strs[i], s) == 0)
 			return sz->strs[i];

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The capture engine: counts and stacks out of the BPF maps into the
+ * profile model, symbolized (capture.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "core/log.h"
+#include "core/proc.h"
+#include "core/run.h"
+#include "prof/capture.h"
+#include "sym/stackcache.h"
+#include "sym/symbolize.h"
+
+/* Entries a batch read of the count maps / the stack store asks for. The
+ * kernel hands out whole hash buckets and refuses (ENOSPC) a batch smaller
+ * than the first bucket; buckets rarely hold more than a few entries. */
+#define COUNT_BATCH 1024
+#define STACK_BATCH 64
+
+/* The stack of HASH: from the cache (take_stacks copied the store into it
+ * at this drain), else looked up in the store (and deleted there). NULL
+ * when lost. */
+static const uint64_t *get_stack(struct capture *c, __u64 hash)
+{
+	struct profile_stack st;
+	const uint64_t *ips;
+	int depth;
+
+	ips = stackcache__get(c->stacks, hash, c->drains);
+	if (ips)
+		return ips;
+	if (bpf_map_lookup_elem(c->maps.stacks, &hash, &st))
+		return NULL;
+	for (depth = 0; depth < PROFILE_MAX_DEPTH && st.ips[depth]; depth++)
+		;
+	ips = stackcache__put(c->stacks, hash, (const uint64_t *)st.ips, (size_t)depth, c->drains);
+	if (!ips)
+		return NULL;	/* out of memory: keep it in the store */
+	bpf_map_delete_elem(c->maps.stacks, &hash);
+	return ips;
+}
+
+/* Append the symbolized frames of stack HASH of PID to FRAMES (at *N),
+ * outermost first; a lost stack is one frame saying so. */
+static int add_stack_frames(struct capture *c, __u64 hash, bool kernel, pid_t pid,
+			    struct prof_frame *frames, size_t *n)
+{
+	struct sym_frame sf;
+	const uint64_t *ips;
+	int i, err;
+
+	if (!hash)
+		return 0;
+	ips = get_stack(c, hash);
+	if (!ips) {
+		c->meta.missing_stacks++;
+		frames[(*n)++] = (struct prof_frame){ kernel ? "[lost kernel stack]" :
+						      "[lost user stack]", FRAME_UNKNOWN, "", "" };
+		return 0;
+	}
+	/* BPF gives the leaf first; the model wants the outermost first */
+	for (i = (int)ips[0]; i >= 1; i--) {
+		/* a caller's address is its return address, the instruction
+		 * after the call: one byte back is inside the call, which names
+		 * the right function and line when the call ends a function
+		 * (noreturn) and is the address pprof and its symbolizers expect */
+		uint64_t ip = i > 1 ? ips[i] - 1 : ips[i];
+
+		err = kernel ? symbolizer__kernel(c->sz, ip, &sf) :
+			       symbolizer__user_at(c->sz, pid, ip, i > 1 ? SYM_CALLER : 0, &sf);
+		if (err)
+			return err;
+		frames[(*n)++] = (struct prof_frame){
+			.name = sf.name, .kind = sf.kind, .module = sf.module,
+			.build_id = sf.build_id, .addr = sf.addr, .map_start = sf.map_start,
+			.map_limit = sf.map_limit, .map_offset = sf.map_offset,
+			.lines_ref = sf.lines, .unresolved = sf.unresolved,
+		};
+	}
+	return 0;
+}
+
+/* Room in c->keys/c->vals for CHUNK more entries after N. */
+static int reserve_counts(struct capture *c, size_t n, __u32 chunk)
+{
+	size_t ncap = c->keys_cap + (c->keys_cap > chunk ? c->keys_cap : chunk);
+	struct profile_key *nk;
+	__u64 *nv;
+
+	if (c->keys_cap - n >= chunk)
+		return 0;
+	nk = realloc(c->keys, ncap * sizeof(*nk));
+	if (!nk)
+		return -ENOMEM;
+	c->keys = nk;
+	nv = realloc(c->vals, ncap * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	c->vals = nv;
+	c->keys_cap = ncap;
+	return 0;
+}
+
+/* Read and delete every entry of hash map FD into c->keys/c->vals, in
+ * batches (a few bpf() calls however many entries). Return how many, or a
+ * negative errno. */
+static ssize_t take_counts(struct capture *c, int fd)
+{
+	__u32 in = 0, out = 0, cnt, chunk = COUNT_BATCH;
+	size_t n = 0;
+	bool first = true;
+	int err;
+
+	for (;;) {
+		if (reserve_counts(c, n, chunk))
+			return -ENOMEM;
+		/* what the kernel does not fill stays defined (valgrind does
+		 * not know this command writes the buffers) */
+		memset(c->keys + n, 0, chunk * sizeof(*c->keys));
+		memset(c->vals + n, 0, chunk * sizeof(*c->vals));
+		cnt = chunk;
+		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, c->keys + n,
+						      c->vals + n, &cnt, NULL);
+		err = err ? -errno : 0;
+		n += cnt;
+		if (err == -ENOENT || (!err && !cnt))
+			return (ssize_t)n;	/* every bucket done */
+		if (err == -ENOSPC && !cnt && chunk < (1u << 20)) {
+			chunk *= 2;	/* a bucket larger than the batch */
+			continue;
+		}
+		if (err)
+			return err;
+		in = out;
+		first = false;
+	}
+}
+
+/* Copy one batch of CNT stacks into the stack cache. */
+static void cache_stacks(struct capture *c, __u32 cnt)
+{
+	__u32 i;
+	int depth;
+
+	for (i = 0; i < cnt; i++) {
+		const __u64 *ips = c->stack_vals[i].ips;
+
+		if (stackcache__get(c->stacks, c->stack_keys[i], c->drains))
+			continue;	/* copied at an earlier drain */
+		for (depth = 0; depth < PROFILE_MAX_DEPTH && ips[depth]; depth++)
+			;
+		/* without memory for it the stack is lost: counted as missing
+		 * when a count names it */
+		stackcache__put(c->stacks, c->stack_keys[i], (const uint64_t *)ips, (size_t)depth,
+				c->drains);
+	}
+}
+
+/* Copy the whole stack store into the stack cache and empty it, in batches.
+ * The drained counts' stacks are all there or cached: a sample stores its
+ * stacks before it counts, and no sample counts into the map being drained
+ * any more. Stacks of samples still counting into the other map are copied
+ * too and wait in the cache for the next drain. */
+static int take_stacks(struct capture *c)
+{
+	__u32 in = 0, out = 0, cnt;
+	bool first = true;
+	int err;
+
+	if (!c->stack_keys) {
+		c->stack_keys = calloc(STACK_BATCH, sizeof(*c->stack_keys));
+		c->stack_vals = calloc(STACK_BATCH, sizeof(*c->stack_vals));
+		if (!c->stack_keys || !c->stack_vals)
+			return -ENOMEM;
+	}
+	for (;;) {
+		/* ENOSPC would need a bucket of over STACK_BATCH stacks: with as
+		 * many buckets as entries, not seen */
+		memset(c->stack_keys, 0, STACK_BATCH * sizeof(*c->stack_keys));
+		memset(c->stack_vals, 0, STACK_BATCH * sizeof(*c->stack_vals));
+		cnt = STACK_BATCH;
+		err = bpf_map_lookup_and_delete_batch(c->maps.stacks, first ? NULL : &in, &out,
+						      c->stack_keys, c->stack_vals, &cnt, NULL);
+		err = err ? -errno : 0;
+		cache_stacks(c, cnt);
+		if (err == -ENOENT || (!err && !cnt))
+			return 0;	/* every bucket done */
+		if (err)
+			return err;
+		in = out;
+		first = false;
+	}
+}
+
+/* The start time a -p/-n target had (0: not a target, or unknown). */
+static uint64_t target_start(const struct capture *c, pid_t pid)
+{
+	int j;
+
+	for (j = 0; j < c->npids; j++)
+		if (c->pids[j] == pid)
+			return c->starts[j];
+	return 0;
+}
+
+/* Capture what symbolizes PID, now, while it lives. */
+static void watch_pid(struct capture *c, pid_t pid)
+{
+	uint64_t start = target_start(c, pid);
+
+	/* a target: only while the PID still names it */
+	if (start)
+		symbolizer__watch_start(c->sz, pid, start);
+	else
+		symbolizer__watch(c->sz, pid);
+}
+
+/* Ring buffer callback: a process was sampled for the first time. */
+static int on_new_process(void *ctx, void *data, size_t size)
+{
+	const struct profile_new *ev = data;
+
+	if (size >= sizeof(*ev) && ev->pid)
+		watch_pid(ctx, (pid_t)ev->pid);
+	return 0;
+}
+
+/* Before symbolizing K: PID watched, its maps holding the user stack. */
+static void revisit(struct capture *c, const struct profile_key *k)
+{
+	const uint64_t *ips = k->ustack ? stackcache__get(c->stacks, k->ustack, c->drains) : NULL;
+
+	symbolizer__revisit(c->sz, (pid_t)k->pid, target_start(c, (pid_t)k->pid),
+			    ips ? ips + 1 : NULL, ips ? (size_t)ips[0] : 0);
+}
+
+/* Add the COUNT samples of key K to the profile. */
+static int add_key(struct capture *c, const struct profile_key *k, __u64 count)
+{
+	struct prof_frame frames[2 * PROFILE_MAX_DEPTH + 2];
+	char comm[PROFILE_COMM_LEN + 1];
+	struct prof_sample smp;
+	size_t n = 0;
+	int err;
+
+	revisit(c, k);
+	err = add_stack_frames(c, k->ustack, false, (pid_t)k->pid, frames, &n);
+	if (!err)
+		err = add_stack_frames(c, k->kstack, true, (pid_t)k->pid, frames, &n);
+	if (err)
+		return err;
+	memcpy(comm, k->comm, PROFILE_COMM_LEN);
+	comm[PROFILE_COMM_LEN] = '\0';
+	/* the key names the thread; the process's name is the one its maps
+	 * were read with */
+	smp = (struct prof_sample){ .pid = k->pid, .tid = k->tid, .thread = comm,
+				    .comm = symbolizer__comm(c->sz, (pid_t)k->pid) };
+	return prof__add(c->prof, &smp, frames, n, count);
+}
+
+/* Move every count of map FD into the profile. */
+static int drain_map(struct capture *c, int fd)
+{
+	size_t nkeys, i;
+	ssize_t got;
+	int err;
+
+	got = take_counts(c, fd);
+	if (got < 0)
+		return (int)got;
+	nkeys = (size_t)got;
+	err = take_stacks(c);
+	if (err)
+		return err;
+	for (i = 0; i < nkeys; i++) {
+		err = add_key(c, &c->keys[i], c->vals[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR && !run__stop)
+		;
+}
+
+int capture__drain(struct capture *c)
+{
+	__u32 old = *c->maps.active;
+	int err;
+
+	*c->maps.active = !old;
+	__sync_synchronize();
+	/* a program that read the old index finishes within microseconds */
+	sleep_ns(2000000);
+	/* processes first sampled meanwhile: their maps before their stacks */
+	if (c->news)
+		ring_buffer__consume(c->news);
+	c->drains++;
+	err = drain_map(c, c->maps.counts[old ? 1 : 0]);
+	/* a stack still counted after its delete from the store is looked up
+	 * at the next drain; older ones are not needed again */
+	stackcache__sweep(c->stacks, c->drains, 2);
+	p_debug("drain %llu: %s map", (unsigned long long)c->drains, old ? "second" : "first");
+	return err;
+}
+
+void capture__read_stats(struct capture *c)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	__u64 sum[PSTAT_MAX] = { 0 }, *vals;
+	__u32 i;
+	int cpu;
+
+	if (ncpus <= 0)
+		return;
+	vals = calloc(ncpus, sizeof(*vals));
+	if (!vals)
+		return;
+	for (i = 0; i < PSTAT_MAX; i++) {
+		if (bpf_map_lookup_elem(c->maps.stats, &i, vals))
+			continue;
+		for (cpu = 0; cpu < ncpus; cpu++)
+			sum[i] += vals[cpu];
+	}
+	free(vals);
+	c->meta.samples = sum[PSTAT_SAMPLES];
+	c->meta.lost_ustack = sum[PSTAT_USTACK_ERR];
+	c->meta.lost_kstack = sum[PSTAT_KSTACK_ERR];
+	c->meta.trunc_ustack = sum[PSTAT_USTACK_TRUNC];
+	c->meta.trunc_kstack = sum[PSTAT_KSTACK_TRUNC];
+	c->meta.lost_stacks_full = sum[PSTAT_STACKS_FULL];
+	c->meta.lost_counts_full = sum[PSTAT_COUNTS_FULL] + sum[PSTAT_SCRATCH_ERR];
+	c->pid_reused = sum[PSTAT_PID_REUSED];
+	c->news_lost = sum[PSTAT_NEW_LOST];
+}
+
+int capture__start(struct capture *c)
+{
+	if (c->maps.news < 0)
+		return 0;
+	c->news = ring_buffer__new(c->maps.news, on_new_process, c, NULL);
+	return c->news ? 0 : -errno;
+}
+
+int capture__poll(struct capture *c, int ms)
+{
+	if (!c->news) {
+		sleep_ns((uint64_t)ms * 1000000ull);
+		return 0;
+	}
+	return ring_buffer__poll(c->news, ms);
+}
+
+bool capture__any_alive(const struct capture *c)
+{
+	int i;
+
+	for (i = 0; i < c->npids; i++)
+		if (proc__alive(c->pids[i], c->starts[i]))
+			return true;
+	return false;
+}
+
+void capture__free(struct capture *c)
+{
+	ring_buffer__free(c->news);
+	c->news = NULL;
+	free(c->keys);
+	free(c->vals);
+	c->keys = NULL;
+	c->vals = NULL;
+	c->keys_cap = 0;
+	free(c->stack_keys);
+	free(c->stack_vals);
+	c->stack_keys = NULL;
+	c->stack_vals = NULL;
+}

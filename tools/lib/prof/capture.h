@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The capture engine of stack profiles: moves what a BPF program counted
+ * into the profile model (prof.h), symbolized.
+ *
+ * The BPF side has the maps of bpf/profile.h: two hash maps of counts
+ * (struct profile_key -> __u64), of which the global "active" index names
+ * the one being counted into; a hash map of stacks (hash -> struct
+ * profile_stack, the leaf first, 0-terminated); a per-CPU array of
+ * PSTAT_MAX counters; and a ring buffer of struct profile_new, the
+ * processes sampled for the first time.
+ *
+ * capture__drain flips "active", waits for the programs that read the old
+ * index (microseconds), then empties the idle count map and the stack store
+ * into the profile: memory stays bounded and no increment races with the
+ * drain. Any BPF program with these maps (on-CPU samples, off-CPU waits)
+ * can be drained by it.
+ *
+ * The caller owns what it hands in (the symbolizer, the profile, the stack
+ * cache, the maps); the capture owns its buffers and the ring buffer
+ * reader, released by capture__free. */
+#ifndef SIDESCOPE_PROF_CAPTURE_H
+#define SIDESCOPE_PROF_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/types.h>
+
+#include "prof/prof.h"
+#include "profile.h"
+
+struct ring_buffer;
+struct stackcache;
+struct symbolizer;
+
+/* The BPF object's maps as descriptors, and its "active" index. */
+struct capture_maps {
+	int counts[2];		/* count maps, by the value of *active */
+	int stacks;		/* stack store */
+	int stats;		/* per-CPU counters (enum profile_stat) */
+	int news;		/* ring buffer of struct profile_new, -1: none */
+	volatile __u32 *active;	/* the global the programs read (mmap'd) */
+};
+
+struct capture {
+	/* set by the caller before capture__start */
+	const pid_t *pids;	/* -p/-n targets and their start times */
+	const uint64_t *starts;
+	int npids;
+	struct capture_maps maps;
+	struct stackcache *stacks;	/* stacks copied out of the BPF store */
+	struct symbolizer *sz;
+	struct prof *prof;
+	/* read by the caller */
+	struct prof_meta meta;	/* samples and losses (capture__read_stats) */
+	uint64_t pid_reused;	/* samples of another process with a target's PID */
+	uint64_t news_lost;	/* reports of first-sampled processes lost */
+	uint64_t drains;
+	/* the capture's own */
+	struct ring_buffer *news;	/* processes sampled for the first time */
+	struct profile_key *keys;	/* a drain's counts, read in batches */
+	__u64 *vals;
+	size_t keys_cap;
+	__u64 *stack_keys;		/* one batch of the stack store */
+	struct profile_stack *stack_vals;
+};
+
+/* Open the reader of maps.news (when not -1), whose reports make the
+ * symbolizer watch a process while it lives. Return 0 or a negative
+ * errno. */
+int capture__start(struct capture *c);
+
+/* Wait up to MS milliseconds for reports of new processes and handle
+ * them (without a ring buffer: sleep MS). Return what ring_buffer__poll returns (a negative errno, -EINTR
+ * when a signal came). */
+int capture__poll(struct capture *c, int ms);
+
+/* Flip the active count map and move the other one's counts into the
+ * profile. Return 0, or a negative errno (-ENOMEM, a bpf() or symbolizer
+ * error). */
+int capture__drain(struct capture *c);
+
+/* Sum the per-CPU counters into c->meta (samples, stacks lost and
+ * truncated), c->pid_reused and c->news_lost. */
+void capture__read_stats(struct capture *c);
+
+/* Whether a -p/-n target still runs: some c->pids[i] names the process
+ * that started at c->starts[i] (proc__alive). */
+bool capture__any_alive(const struct capture *c);
+
+/* Release what the capture owns; C can be started again afterwards. */
+void capture__free(struct capture *c);
+
+#endif

@@ -13,14 +13,31 @@
 
 #include "commands.h"
 #include "cron/cron.h"
+#include "core/cli.h"
 #include "core/escape.h"
 #include "core/log.h"
 #include "core/json.h"
 #include "core/util.h"
 
-static void help(void)
-{
-	printf(
+enum { OPT_FROM = 256, OPT_JSON };
+
+static const struct cli_opt opts[] = {
+	{ 'c', "count", "COUNT", "next: how many times to print (1-1000, default 5)" },
+	{ OPT_JSON, "json", NULL, "print one JSON object: the canonical form (check) or\n"
+				  "the times (next); errors as JSON lines on stderr" },
+	{ OPT_FROM, "from", "TIME", "next: start after TIME, seconds since the epoch or\n"
+				    "ISO 8601 (2026-03-29T01:30[:00][Z|+02:00]; no zone:\n"
+				    "local time). Default: now" },
+	{ 'n', NULL, "N", NULL },	/* refused: a name in every other command */
+	{ 'v', "verbose", NULL, "debug messages" },
+	{ 'h', "help", NULL, "print this help" },
+	{}
+};
+
+static const struct cli cli = {
+	.col = 21,
+	.opts = opts,
+	.text =
 "sidescope cron: check cron expressions and show when they run\n"
 "\n"
 "USAGE: sidescope cron check EXPR\n"
@@ -37,23 +54,15 @@ static void help(void)
 "hands to crond, or says which field is wrong and why (exit 2). '@hourly'\n"
 "and the other '@' shortcuts are refused: busybox crond 1.35 crashes on\n"
 "them.\n"
-"\n"
-"OPTIONS:\n"
-"  -c, --count COUNT  next: how many times to print (1-1000, default 5)\n"
-"      --json         print one JSON object: the canonical form (check) or\n"
-"                     the times (next); errors as JSON lines on stderr\n"
-"      --from TIME    next: start after TIME, seconds since the epoch or\n"
-"                     ISO 8601 (2026-03-29T01:30[:00][Z|+02:00]; no zone:\n"
-"                     local time). Default: now\n"
-"  -v, --verbose      debug messages\n"
-"  -h, --help         print this help\n"
+"\n",
+	.tail =
 "\n"
 "EXAMPLES:\n"
 "  sidescope cron check '*/10 * * * *'        # prints */10 as 0,10,...\n"
 "  sidescope cron check '0 9-17 * * mon-fri'  # office hours, on the hour\n"
 "  sidescope cron next '0 0 29 2 *' -c 3      # the next three Feb 29ths\n"
-"  sidescope cron next '30 2 * * *' --from 2026-03-29T00:00Z\n");
-}
+"  sidescope cron next '30 2 * * *' --from 2026-03-29T00:00Z\n",
+};
 
 static bool all_digits(const char *s, size_t n)
 {
@@ -154,97 +163,168 @@ static const char *quotable(const char *s, char *buf, size_t len)
 	return buf;
 }
 
-/* ISO 8601 local time with its offset ("Z" for UTC), a line or, for
- * --json, a quoted array element. */
-static void print_time(time_t t, bool json, bool first)
+/* ISO 8601 local time with its offset ("Z" for UTC) into BUF. */
+static const char *iso_time(time_t t, char *buf, size_t size)
 {
 	struct tm tm;
-	char buf[64], zone[16] = "Z";
+	char zone[16] = "Z";
+	size_t n;
 	long off;
 
 	localtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
 	off = tm.tm_gmtoff;
 	if (off != 0)
 		snprintf(zone, sizeof(zone), "%c%02ld:%02ld", off < 0 ? '-' : '+',
 			 labs(off) / 3600, labs(off) % 3600 / 60);
-	if (json)
-		printf("%s\"%s%s\"", first ? "" : ",", buf, zone);
-	else
-		printf("%s%s\n", buf, zone);
+	snprintf(buf + n, size - n, "%s", zone);
+	return buf;
 }
 
-int cmd_cron(int argc, char **argv)
-{
-	enum { OPT_FROM = 256, OPT_JSON };
-	static const struct option opts[] = {
-		{ "count", required_argument, NULL, 'c' },
-		{ "from", required_argument, NULL, OPT_FROM },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	const char *action, *text, *from = NULL;
-	struct cron_expr *e = NULL;
-	struct err perr;
-	char canon[512], shown[200], why[ESCAPE_MAX(sizeof(perr.msg)) + 1];
-	long count = 5;
-	bool json = false, counted = false;
-	static time_t times[1000];
-	time_t t;
-	int c, err = 1;
+/* The command line. */
+struct env {
+	const char *action;	/* "check" or "next" */
+	const char *text;	/* the expression */
+	const char *from;	/* next: --from, or NULL (now) */
+	long count;		/* next: how many times */
+	bool counted;		/* -c given */
+	bool json;
+};
 
-	while ((c = getopt_long(argc, argv, "c:n:vh", opts, NULL)) != -1) {
+/* 0, or the exit status of a usage error or of --help. */
+static int parse_args(struct env *env, int argc, char **argv)
+{
+	int c;
+
+	env->count = 5;
+	while ((c = cli__getopt(&cli, argc, argv)) >= 0) {
 		switch (c) {
 		case 'c':
-			if (parse_long(optarg, 1, 1000, &count))
+			if (parse_long(optarg, 1, 1000, &env->count))
 				return usage_error("invalid count '%s' (1-1000)", optarg);
-			counted = true;
+			env->counted = true;
 			break;
 		case 'n':
 			return usage_error("-n is a name in every sidescope command; the count "
 					   "is -c %s", optarg);
 		case OPT_FROM:
-			from = optarg;
+			env->from = optarg;
 			break;
 		case OPT_JSON:
-			json = true;
+			env->json = true;
 			break;
-		case 'v':
-			log_verbose = true;
-			break;
-		case 'h':
-			help();
-			return 0;
-		default:
-			return usage_hint();
 		}
 	}
+	if (c != CLI_END)
+		return cli__status(c);
 	if (optind >= argc)
 		return usage_error("an action is needed: check or next");
-	action = argv[optind++];
-	if (strcmp(action, "check") && strcmp(action, "next"))
-		return usage_error("unknown action '%s' (check or next)", action);
+	env->action = argv[optind++];
+	if (strcmp(env->action, "check") && strcmp(env->action, "next"))
+		return usage_error("unknown action '%s' (check or next)", env->action);
 	if (optind >= argc)
 		return usage_error("%s: the cron expression is missing (quote it: '*/5 * * * *')",
-				   action);
-	text = argv[optind++];
+				   env->action);
+	env->text = argv[optind++];
 	if (optind < argc)
 		return usage_error("unexpected argument '%s' (quote the whole expression)",
 				   argv[optind]);
-	if (strcmp(action, "check") == 0 && (from || counted))
+	if (strcmp(env->action, "check") == 0 && (env->from || env->counted))
 		return usage_error("-c and --from go with 'next'");
+	return 0;
+}
 
-	quotable(text, shown, sizeof(shown));
-	e = cron__parse(text, &perr);
+/* check: the canonical form. Return the exit status. */
+static int check(const struct env *env, const struct cron_expr *e, const char *shown)
+{
+	char canon[512];
+	struct json j;
+
+	if (cron__format(e, canon, sizeof(canon))) {
+		p_err("cannot format '%s'", shown);
+		return 1;
+	}
+	if (!env->json) {
+		printf("%s\n", canon);
+		return 0;
+	}
+	json__init(&j, stdout);
+	json__obj(&j);
+	json__key(&j, "expression");
+	json__str(&j, env->text);
+	json__key(&j, "canonical");
+	json__str(&j, canon);
+	json__end(&j);
+	putchar('\n');
+	return 0;
+}
+
+/* next: the next COUNT times, all computed before any is printed (an error
+ * leaves no half-written JSON). Return the exit status. */
+static int next(const struct env *env, const struct cron_expr *e, const char *shown)
+{
+	static time_t times[1000];
+	char buf[64];
+	struct json j;
+	time_t t;
+
+	if (!env->from)
+		t = time(NULL);
+	else if (parse_time(env->from, &t))
+		return usage_error("invalid --from '%s' (seconds since the epoch, or "
+				   "YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM])", env->from);
+	for (long i = 0; i < env->count; i++) {
+		int rc = cron__next(e, t, &t);
+
+		if (rc == -ERANGE) {
+			p_err("'%s' never matches after this time (searched 30 years)", shown);
+			return 1;
+		}
+		if (rc) {
+			p_err("next time of '%s': %s", shown, strerror(-rc));
+			return 1;
+		}
+		times[i] = t;
+	}
+	if (!env->json) {
+		for (long i = 0; i < env->count; i++)
+			printf("%s\n", iso_time(times[i], buf, sizeof(buf)));
+		return 0;
+	}
+	json__init(&j, stdout);
+	json__obj(&j);
+	json__key(&j, "expression");
+	json__str(&j, env->text);
+	json__key(&j, "next");
+	json__arr(&j);
+	for (long i = 0; i < env->count; i++)
+		json__str(&j, iso_time(times[i], buf, sizeof(buf)));
+	json__end(&j);
+	json__end(&j);
+	putchar('\n');
+	return 0;
+}
+
+int cmd_cron(int argc, char **argv)
+{
+	struct env env = { 0 };
+	struct cron_expr *e;
+	struct err perr;
+	char shown[200], why[ESCAPE_MAX(sizeof(perr.msg)) + 1];
+	int err;
+
+	err = parse_args(&env, argc, argv);
+	if (err || env.action == NULL)
+		return err;
+	quotable(env.text, shown, sizeof(shown));
+	e = cron__parse(env.text, &perr);
 	if (!e) {
 		if (errno == ENOMEM) {
 			p_err("out of memory");
 			return 1;
 		}
 		/* the parser's message quotes the expression's tokens */
-		if (json)
+		if (env.json)
 			p_err("bad cron expression '%s': %s", shown,
 			      quotable(perr.msg, why, sizeof(why)));
 		else
@@ -252,58 +332,11 @@ int cmd_cron(int argc, char **argv)
 			       quotable(perr.msg, why, sizeof(why)));
 		return 2;
 	}
-	if (strcmp(action, "check") == 0) {
-		if (cron__format(e, canon, sizeof(canon))) {
-			p_err("cannot format '%s'", shown);
-			goto cleanup;
-		}
-		if (json) {
-			fputs("{\"expression\":", stdout);
-			json_write_string(stdout, text);
-			fputs(",\"canonical\":", stdout);
-			json_write_string(stdout, canon);
-			fputs("}\n", stdout);
-		} else {
-			printf("%s\n", canon);
-		}
-	} else {
-		if (!from) {
-			t = time(NULL);
-		} else if (parse_time(from, &t)) {
-			err = usage_error("invalid --from '%s' (seconds since the epoch, or "
-					  "YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM])", from);
-			goto cleanup;
-		}
-		/* all computed first: an error leaves no half-written JSON */
-		for (long i = 0; i < count; i++) {
-			int rc = cron__next(e, t, &t);
-
-			if (rc == -ERANGE) {
-				p_err("'%s' never matches after this time (searched 30 years)", shown);
-				goto cleanup;
-			}
-			if (rc) {
-				p_err("next time of '%s': %s", shown, strerror(-rc));
-				goto cleanup;
-			}
-			times[i] = t;
-		}
-		if (json) {
-			fputs("{\"expression\":", stdout);
-			json_write_string(stdout, text);
-			fputs(",\"next\":[", stdout);
-		}
-		for (long i = 0; i < count; i++)
-			print_time(times[i], json, i == 0);
-		if (json)
-			fputs("]}\n", stdout);
-	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		p_err("cannot write output: %s", strerror(errno));
-		goto cleanup;
-	}
-	err = 0;
-cleanup:
+	err = strcmp(env.action, "check") == 0 ? check(&env, e, shown) : next(&env, e, shown);
 	cron__free(e);
+	if (err == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
+		p_err("cannot write output: %s", strerror(errno));
+		err = 1;
+	}
 	return err;
 }

@@ -154,7 +154,8 @@ static const char *shown_str(char *buf, size_t size, const char *s)
  * -1 with the error printed. */
 static int open_traces(const struct env *env, struct ctf_traces *t)
 {
-	char why[PATH_MAX + 128], shown[ESCAPE_MAX(PATH_MAX + 128) + 1];
+	struct err why;
+	char shown[ESCAPE_MAX(PATH_MAX + 128) + 1];
 	int err = ctf_traces__find(t, env->dir);
 	size_t i;
 
@@ -169,10 +170,10 @@ static int open_traces(const struct env *env, struct ctf_traces *t)
 	}
 	for (i = 0; i < t->n; i++) {
 		p_debug("trace: %s", shown_str(shown, sizeof(shown), t->dirs[i]));
-		err = ctf_traces__check_metadata(t->dirs[i], why, sizeof(why));
+		err = ctf_traces__check_metadata(t->dirs[i], &why);
 		if (err == -EBADMSG) {
 			p_err("trace '%s' is damaged: %s (a copy cut short or a full disk?)",
-			      env->dir, shown_str(shown, sizeof(shown), why));
+			      env->dir, shown_str(shown, sizeof(shown), why.msg));
 			return -1;
 		}
 		if (err) {

@@ -330,13 +330,13 @@ static uint64_t timens_boot_ticks(uint64_t ns_per_tick)
 static int resolve_targets(struct profiler *pr)
 {
 	struct env *env = &pr->env;
-	char msg[512];
+	struct err perr;
 	int i;
 
 	if (env->npids) {
 		for (i = 0; i < env->npids; i++)
-			if (proc__check_target(env->pids[i], msg, sizeof(msg))) {
-				p_err("%s", msg);
+			if (proc__check_target(env->pids[i], &perr)) {
+				p_err("%s", perr.msg);
 				return -1;
 			}
 	} else if (env->name) {

@@ -271,16 +271,16 @@ static int print_rows(const struct env *env, const pid_t *pids, int n, struct ps
  * a kernel thread); an error when nothing was shown. */
 static void explain_missing(const struct env *env, int shown)
 {
-	char msg[512];
+	struct err perr;
 	int i;
 
 	for (i = 0; i < env->n_only; i++) {
-		if (proc__check_target(env->only[i], msg, sizeof(msg)) == 0)
+		if (proc__check_target(env->only[i], &perr) == 0)
 			continue;
 		if (shown)
-			p_warn("%s", msg);
+			p_warn("%s", perr.msg);
 		else
-			p_err("%s", msg);
+			p_err("%s", perr.msg);
 	}
 }
 

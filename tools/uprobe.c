@@ -324,7 +324,7 @@ static int trace(const struct env *env)
 	bool quiet = env->latency && !print_calls;
 	struct outfile *of = NULL;
 	struct session *s = NULL;
-	char msg[1024];
+	struct err perr;
 	int err, i;
 
 	err = parse_probes(env, quiet, specs);
@@ -332,8 +332,8 @@ static int trace(const struct env *env)
 		goto cleanup;
 	err = 1;
 	run__libbpf_quiet_unless_verbose();
-	if (env->pid > 0 && proc__check_target(env->pid, msg, sizeof(msg))) {
-		p_err("%s", msg);
+	if (env->pid > 0 && proc__check_target(env->pid, &perr)) {
+		p_err("%s", perr.msg);
 		goto cleanup;
 	}
 	/* every output is checked before anything is attached */

@@ -102,40 +102,41 @@ static void test_find(void)
 static void test_metadata(void)
 {
 	unsigned char buf[200];
-	char why[600];
+	struct err e;
+	char *why = e.msg;
 	int err;
 
 	mkdirs("m");
 	put("m/metadata", "/* CTF 1.8 */\ntrace {};\n", 24);
-	is_int(ctf_traces__check_metadata(at("m"), why, sizeof(why)), 0, "text metadata");
+	is_int(ctf_traces__check_metadata(at("m"), &e), 0, "text metadata");
 
 	put("m/metadata", "", 0);
 	why[0] = '\0';
-	is_int(ctf_traces__check_metadata(at("m"), why, sizeof(why)), -EBADMSG, "empty");
+	is_int(ctf_traces__check_metadata(at("m"), &e), -EBADMSG, "empty");
 	ok(strstr(why, "is empty") != NULL, "empty: said (%s)", why);
 
 	packet_header(buf, 100 * 8, 100 * 8);
 	packet_header(buf + 100, 40 * 8, 100 * 8);
 	put("m/metadata", buf, 200);
-	is_int(ctf_traces__check_metadata(at("m"), why, sizeof(why)), 0, "two whole packets");
+	is_int(ctf_traces__check_metadata(at("m"), &e), 0, "two whole packets");
 
 	put("m/metadata", buf, 150);
-	err = ctf_traces__check_metadata(at("m"), why, sizeof(why));
+	err = ctf_traces__check_metadata(at("m"), &e);
 	is_int(err, -EBADMSG, "cut in the second packet");
 	ok(strstr(why, "is cut short: its packet at byte 100 needs 100 bytes, 50 are there") != NULL,
 	   "cut: where and how much (%s)", why);
 
 	put("m/metadata", buf, 120);
-	ctf_traces__check_metadata(at("m"), why, sizeof(why));
+	ctf_traces__check_metadata(at("m"), &e);
 	ok(strstr(why, "cut short in the packet header at byte 100") != NULL,
 	   "cut in a header (%s)", why);
 
 	packet_header(buf + 100, 120 * 8, 100 * 8);	/* content past the packet */
 	put("m/metadata", buf, 200);
-	is_int(ctf_traces__check_metadata(at("m"), why, sizeof(why)), -EBADMSG, "damaged header");
+	is_int(ctf_traces__check_metadata(at("m"), &e), -EBADMSG, "damaged header");
 	ok(strstr(why, "damaged packet header at byte 100") != NULL, "damaged: where (%s)", why);
 
-	is_int(ctf_traces__check_metadata(at("nope"), why, sizeof(why)), -ENOENT, "no metadata file");
+	is_int(ctf_traces__check_metadata(at("nope"), &e), -ENOENT, "no metadata file");
 }
 
 int main(void)

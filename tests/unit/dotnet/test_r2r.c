@@ -242,7 +242,8 @@ static void test_sample(void)
 /* the adapters the profiler's and the uprobe resolver's hooks take */
 static void test_hooks(void)
 {
-	char msg[1024], name[256];
+	struct err re;
+	char *msg = re.msg, name[256];
 	uint64_t off = 0;
 	void *pe;
 	struct r2r_image *img = r2r__open(sample, &open_err);
@@ -253,25 +254,24 @@ static void test_hooks(void)
 	m = one(img, "SampleApp.EchoProvider.Echo");
 	r2r__free(img);
 
-	is_int(r2r__uprobe_resolve(sample, "SampleApp.EchoProvider.Echo", &off, msg, sizeof(msg)),
+	is_int(r2r__uprobe_resolve(sample, "SampleApp.EchoProvider.Echo", &off, &re),
 	       0, "uprobe resolver: Echo resolves");
 	is_int(off, m.file_offset, "uprobe resolver: Echo's file offset");
 	ok(strstr(msg, "static method") != NULL, "uprobe resolver says Echo is static: %s", msg);
-	is_int(r2r__uprobe_resolve(sample, "SampleApp.EchoProvider.Add", &off, msg, sizeof(msg)),
+	is_int(r2r__uprobe_resolve(sample, "SampleApp.EchoProvider.Add", &off, &re),
 	       -EEXIST, "uprobe resolver: overloads are ambiguous");
 	ok(strstr(msg, "Add(System.Int32,System.Int32)") &&
 	   strstr(msg, "Add(System.Int64,System.Int64)"),
 	   "uprobe resolver lists the overloads");
-	is_int(r2r__uprobe_resolve(sample, "Nope.Nothing", &off, msg, sizeof(msg)), -ENOENT,
+	is_int(r2r__uprobe_resolve(sample, "Nope.Nothing", &off, &re), -ENOENT,
 	       "uprobe resolver: unknown method");
 	ok(strstr(msg, "dotnet-methods") != NULL, "uprobe resolver: hint to list methods");
 	/* AggressiveOptimization: in the metadata, never precompiled */
-	is_int(r2r__uprobe_resolve(sample, "SampleApp.EchoProvider.JitOnly", &off,
-				   msg, sizeof(msg)), -ENOENT,
+	is_int(r2r__uprobe_resolve(sample, "SampleApp.EchoProvider.JitOnly", &off, &re), -ENOENT,
 	       "uprobe resolver: a method without precompiled code");
 	ok(strstr(msg, "no precompiled code") != NULL, "uprobe resolver says it has no code: %s",
 	   msg);
-	is_int(r2r__uprobe_resolve(il_only, "SampleApp.EchoProvider.Echo", &off, msg, sizeof(msg)),
+	is_int(r2r__uprobe_resolve(il_only, "SampleApp.EchoProvider.Echo", &off, &re),
 	       -ENOEXEC, "uprobe resolver: IL-only image");
 	ok(strstr(msg, "IL-only") != NULL, "uprobe resolver says why: %s", msg);
 

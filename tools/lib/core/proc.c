@@ -225,43 +225,37 @@ bool proc__is_kernel_thread(pid_t pid)
 	return kthread;
 }
 
-int proc__check_target(pid_t pid, char *msg, size_t size)
+int proc__check_target(pid_t pid, struct err *e)
 {
 	struct proc_status st, leader;
 	char name[ESCAPE_MAX(sizeof(st.name)) + 1], lname[sizeof(name)];
 	char *buf;
 	bool zombie = false;
 
-	if (proc__read_status(pid, &st)) {
-		snprintf(msg, size, "no process with PID %d in this PID namespace (see "
-			 "'sidescope ps')", (int)pid);
-		return -ESRCH;
-	}
+	if (proc__read_status(pid, &st))
+		return err__set(e, ESRCH, "no process with PID %d in this PID namespace (see "
+				"'sidescope ps')", (int)pid);
 	/* the name is the app's: escaped for the terminal */
 	escape__str(name, sizeof(name), st.name, strlen(st.name), 0, 0);
 	if (st.tgid != pid) {
 		if (proc__read_status(st.tgid, &leader))
 			leader.name[0] = '\0';
 		escape__str(lname, sizeof(lname), leader.name, strlen(leader.name), 0, 0);
-		snprintf(msg, size, "PID %d is a thread (%s) of process %d (%s), not a process; "
-			 "use -p %d", (int)pid, name, (int)st.tgid, lname, (int)st.tgid);
-		return -ECHILD;
+		return err__set(e, ECHILD, "PID %d is a thread (%s) of process %d (%s), not a "
+				"process; use -p %d", (int)pid, name, (int)st.tgid, lname,
+				(int)st.tgid);
 	}
-	if (proc__is_kernel_thread(pid)) {
-		snprintf(msg, size, "PID %d is a kernel thread (%s): it has no user space "
-			 "(kernel work: profile -a --kernel-only)", (int)pid, name);
-		return -EPERM;
-	}
+	if (proc__is_kernel_thread(pid))
+		return err__set(e, EPERM, "PID %d is a kernel thread (%s): it has no user space "
+				"(kernel work: profile -a --kernel-only)", (int)pid, name);
 	if (read_proc_file(pid, "stat", &buf, NULL) == 0) {
 		const char *p = strrchr(buf, ')');
 
 		zombie = p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
 		free(buf);
 	}
-	if (zombie) {
-		snprintf(msg, size, "PID %d (%s) has exited", (int)pid, name);
-		return -ESRCH;
-	}
+	if (zombie)
+		return err__set(e, ESRCH, "PID %d (%s) has exited", (int)pid, name);
 	return 0;
 }
 

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/err.h"
+
 /* Root of the proc filesystem, "/proc" unless a test points it elsewhere. */
 void proc__set_root(const char *root);
 const char *proc__root(void);
@@ -41,9 +43,9 @@ int proc__parse_stat_flags(const char *buf, unsigned long *flags);
 bool proc__is_kernel_thread(pid_t pid);
 
 /* Whether PID names a live user-space process, one that can be a target:
- * 0, or a negative errno with MSG saying what it is instead (no such
+ * 0, or a negative errno with E saying what it is instead (no such
  * process, a thread of process P, a kernel thread, exited), names escaped. */
-int proc__check_target(pid_t pid, char *msg, size_t size);
+int proc__check_target(pid_t pid, struct err *e);
 
 /* Command line with NULs turned into spaces; "[name]" for kernel threads. */
 int proc__cmdline(pid_t pid, char *buf, size_t size);

@@ -219,8 +219,11 @@ static int check_packets(FILE *f, const char *path, uint64_t size, bool swap, ch
 	return 0;
 }
 
-int ctf_traces__check_metadata(const char *tdir, char *why, size_t size)
+int ctf_traces__check_metadata(const char *tdir, struct err *e)
 {
+	char *why = e ? e->msg : NULL;
+	size_t size = e ? sizeof(e->msg) : 0;
+
 	unsigned char h[4];
 	char path[PATH_MAX];
 	struct stat st;

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "core/err.h"
+
 /* The trace directories found: every directory that holds a regular file
  * named 'metadata', sorted by strcmp. Owns the strings and the array. */
 struct ctf_traces {
@@ -28,7 +30,8 @@ void ctf_traces__free(struct ctf_traces *t);
  * forever on a packetized metadata file cut in the middle of a packet, so
  * it must see only text metadata or a run of whole packets.
  * Return 0 if it is text or whole packets, -EBADMSG (and why, one line, in
- * WHY) if it is empty, cut short or damaged, -errno if it cannot be read. */
-int ctf_traces__check_metadata(const char *tdir, char *why, size_t size);
+ * E, which may be NULL) if it is empty, cut short or damaged, -errno if it
+ * cannot be read. */
+int ctf_traces__check_metadata(const char *tdir, struct err *e);
 
 #endif

@@ -278,8 +278,10 @@ static void say_ambiguous(char *msg, size_t msgsize, const char *path, const cha
 }
 
 int r2r__uprobe_resolve(const char *path, const char *method, uint64_t *file_offset,
-			char *msg, size_t msgsize)
+			struct err *e)
 {
+	char *msg = e ? e->msg : NULL;
+	size_t msgsize = e ? sizeof(e->msg) : 0;
 	struct r2r_method_info hits[8];
 	struct r2r_image *img;
 	struct err why;

@@ -120,10 +120,10 @@ void r2r__pe_close(void *image);
 
 /* Adapter with the signature of the uprobe target resolver's PE hook
  * (uptarget_pe_resolver_fn): METHOD in the image at PATH -> *FILE_OFFSET of
- * its code. Return 0; -ENOENT (no such method with code), -EEXIST (several:
- * listed in MSG), -ENOEXEC (not ReadyToRun: why in MSG) or another negative
- * errno. */
+ * its code. Return 0 (what was found, in E); -ENOENT (no such method with
+ * code), -EEXIST (several: listed in E), -ENOEXEC (not ReadyToRun: why in
+ * E) or another negative errno. E may be NULL. */
 int r2r__uprobe_resolve(const char *path, const char *method, uint64_t *file_offset,
-			char *msg, size_t msgsize);
+			struct err *e);
 
 #endif

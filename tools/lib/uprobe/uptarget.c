@@ -236,7 +236,6 @@ int uptarget__symbol(int fd, const char *host, const char *debug_root, const cha
 				"native code's file offset as BINARY:0xOFFSET", host);
 	/* the resolver reads the very file opened here */
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-	if (e)
-		err__clear(e);
-	return pe_resolver(self, symbol, file_offset, e ? e->msg : NULL, e ? sizeof(e->msg) : 0);
+	err__clear(e);
+	return pe_resolver(self, symbol, file_offset, e);
 }

@@ -16,10 +16,11 @@
 /* Resolver for PE images (.dll/.exe): map METHOD (e.g.
  * "SampleApp.EchoProvider.Echo") in the file at PATH (host-visible) to the
  * file offset of its native code. Return 0, -ENOENT (no such method),
- * -EEXIST (several match: list them in MSG), -ENOEXEC (no native code,
- * e.g. not ReadyToRun) or another negative errno, with a message in MSG. */
+ * -EEXIST (several match: list them in E), -ENOEXEC (no native code,
+ * e.g. not ReadyToRun) or another negative errno, with a message in E
+ * (which may be NULL). */
 typedef int (*uptarget_pe_resolver_fn)(const char *path, const char *method,
-				       uint64_t *file_offset, char *msg, size_t msgsize);
+				       uint64_t *file_offset, struct err *e);
 
 /* Install the PE resolver (NULL: none; method names in PE files then fail
  * with a hint to give a file offset). */

@@ -15,6 +15,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include "maps.bpf.h"
 #include "pidns.h"
 #include "profile.h"
 
@@ -90,10 +91,7 @@ struct {
 
 static __always_inline void stat_inc(__u32 idx)
 {
-	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
-
-	if (v)
-		*v += 1;	/* per-CPU: no other writer */
+	percpu_inc(&stats, idx);
 }
 
 static __always_inline __u64 hash_stack(const struct profile_stack *s, int n)
@@ -166,7 +164,7 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	struct task_struct *t = (void *)bpf_get_current_task();
 	struct bpf_pidns_info ns = {};
 	struct profile_key key = {};
-	__u64 *count, *want, one = 1, start;
+	__u64 *want, start;
 	void *counts;
 	__u32 tgid;
 
@@ -209,19 +207,8 @@ int do_sample(struct bpf_perf_event_data *ctx)
 		key.kstack = take_stack(ctx, 1, 0, PSTAT_KSTACK_ERR, PSTAT_KSTACK_TRUNC);
 
 	counts = active ? (void *)&counts1 : (void *)&counts0;
-	count = bpf_map_lookup_elem(counts, &key);
-	if (count) {
-		__sync_fetch_and_add(count, 1);
-		return 0;
-	}
-	if (bpf_map_update_elem(counts, &key, &one, BPF_NOEXIST)) {
-		/* another CPU created it meanwhile, or the map is full */
-		count = bpf_map_lookup_elem(counts, &key);
-		if (count)
-			__sync_fetch_and_add(count, 1);
-		else
-			stat_inc(PSTAT_COUNTS_FULL);
-	}
+	if (map_count(counts, &key))
+		stat_inc(PSTAT_COUNTS_FULL);
 	return 0;
 }
 

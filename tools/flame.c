@@ -271,10 +271,11 @@ static int parse_width(const char *s, double *out)
 	return 0;
 }
 
-/* One option into ENV. Return -1 to go on, or the exit status of a usage
- * error. */
-static int parse_opt(int c, struct env *env)
+/* One option into the struct env at CTX (cli_opt_fn): 0 to go on, or the
+ * exit status of a usage error. */
+static int parse_opt(void *ctx, int c, const char *arg)
 {
+	struct env *env = ctx;
 	struct flame_opts *fo = &env->fo;
 	uint64_t v;
 
@@ -328,23 +329,19 @@ static int parse_opt(int c, struct env *env)
 		fo->normalize = true;
 		break;
 	}
-	return -1;
+	return 0;
 }
 
 /* The command line into ENV. Return -1 to go on, or the exit status (help,
  * usage error). */
 static int parse_args(int argc, char **argv, struct env *env)
 {
-	int c, r;
+	int r;
 
 	*env = (struct env){ .fo = { .colors = FLAME_COLORS_KIND }, .output = "-" };
-	while ((c = cli__getopt(&cli, argc, argv)) >= 0) {
-		r = parse_opt(c, env);
-		if (r >= 0)
-			return r;
-	}
-	if (c != CLI_END)
-		return cli__status(c);
+	r = cli__parse(&cli, argc, argv, parse_opt, env);
+	if (r >= 0)
+		return r;
 	env->inputs = argv + optind;
 	env->n_inputs = argc - optind;
 	if (env->diff && env->n_inputs != 2)

@@ -147,10 +147,11 @@ static const struct cli cli = {
 	.col = 22,
 };
 
-/* One option OPT with its argument ARG into ENV: 0, or the exit status of
- * a usage error. */
-static int parse_opt(struct env *env, int opt, const char *arg)
+/* One option OPT with its argument ARG into the struct env at CTX
+ * (cli_opt_fn): 0, or the exit status of a usage error. */
+static int parse_opt(void *ctx, int opt, const char *arg)
 {
+	struct env *env = ctx;
 	char list[128];
 	uint64_t bytes;
 
@@ -250,15 +251,11 @@ static int check_outputs(struct env *env)
 /* The command line into ENV: -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct env *env)
 {
-	int c, err;
+	int r;
 
-	while ((c = cli__getopt(&cli, argc, argv)) >= 0) {
-		err = parse_opt(env, c, optarg);
-		if (err)
-			return err;
-	}
-	if (c != CLI_END)
-		return cli__status(c);
+	r = cli__parse(&cli, argc, argv, parse_opt, env);
+	if (r >= 0)
+		return r;
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	if ((env->npids > 0) + (env->name != NULL) + (env->cgroup != NULL) + env->all != 1)
@@ -267,8 +264,8 @@ static int parse_args(int argc, char **argv, struct env *env)
 		return usage_error("--user-only and --kernel-only exclude each other");
 	if (env->json && env->forced && strcmp(env->forced->name, "json"))
 		return usage_error("--json and --format %s exclude each other", env->forced->name);
-	err = check_outputs(env);
-	return err ? err : -1;
+	r = check_outputs(env);
+	return r ? r : -1;
 }
 
 /* "-n NAME: PIDs 7, 12 (dotnet)": what a name chose, before sampling */

@@ -113,9 +113,11 @@ struct env {
 	int nprobes;
 };
 
-/* One option into ENV. Return -1, or the exit status of a usage error. */
-static int parse_opt(int c, struct env *env)
+/* One option into the struct env at CTX (cli_opt_fn): 0 to go on, or the
+ * exit status of a usage error. */
+static int parse_opt(void *ctx, int c, const char *arg)
 {
+	struct env *env = ctx;
 	long l;
 	uint64_t v;
 
@@ -150,22 +152,18 @@ static int parse_opt(int c, struct env *env)
 	case OPT_REPLAY: env->replay = optarg; break;
 	case OPT_CHECK: env->check = true; break;
 	}
-	return -1;
+	return 0;
 }
 
 /* The command line into ENV. Return -1 to go on, or the exit status (help,
  * usage error). */
 static int parse_args(int argc, char **argv, struct env *env)
 {
-	int c, r;
+	int r;
 
-	while ((c = cli__getopt(&cli, argc, argv)) >= 0) {
-		r = parse_opt(c, env);
-		if (r >= 0)
-			return r;
-	}
-	if (c != CLI_END)
-		return cli__status(c);
+	r = cli__parse(&cli, argc, argv, parse_opt, env);
+	if (r >= 0)
+		return r;
 	env->probes = argv + optind;
 	env->nprobes = argc - optind;
 	if (env->replay) {

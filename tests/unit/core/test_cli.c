@@ -55,6 +55,15 @@ static void parse(const struct cli *c, char **args, char *out, size_t size, int 
 		snprintf(out + used, size - used, " rest=%s", args[optind]);
 }
 
+/* A cli_opt_fn: counts the options, stops with 7 at -x. */
+static int count_opt(void *ctx, int key, const char *arg)
+{
+	int *n = ctx;
+
+	(*n)++;
+	return key == 'x' ? 7 : 0;
+}
+
 int main(void)
 {
 	char out[256], *help = NULL;
@@ -99,6 +108,25 @@ int main(void)
 		is_str(out, " rest=act", "in order: stops at the first operand");
 		parse(&cli, a, out, sizeof(out), &last);
 		is_str(out, "112=1 rest=act", "otherwise options after operands are taken");
+	}
+
+	{
+		char *a[] = { "t", "-p", "1", "-a", "op", NULL };
+		char *b[] = { "t", "-a", "-x", "z", "-a", NULL };
+		char *c[] = { "t", "-a", "-q", NULL };
+		int n = 0;
+
+		optind = 0;
+		is_int(cli__parse(&cli, 5, a, count_opt, &n), -1, "cli__parse: -1 once all are taken");
+		is_int(n, 2, "every option went through the callback");
+		is_int(optind, 4, "the operands follow");
+		n = 0;
+		optind = 0;
+		is_int(cli__parse(&cli, 5, b, count_opt, &n), 7, "the callback's exit status stops it");
+		is_int(n, 2, "nothing after it is taken");
+		n = 0;
+		optind = 0;
+		is_int(cli__parse(&cli, 3, c, count_opt, &n), 2, "a bad option: exit status 2");
 	}
 
 	f = open_memstream(&help, &len);

@@ -62,6 +62,18 @@ int cli__getopt(const struct cli *cli, int argc, char **argv)
 	}
 }
 
+int cli__parse(const struct cli *cli, int argc, char **argv, cli_opt_fn fn, void *ctx)
+{
+	int c, r;
+
+	while ((c = cli__getopt(cli, argc, argv)) >= 0) {
+		r = fn(ctx, c, optarg);
+		if (r)
+			return r;
+	}
+	return c == CLI_END ? -1 : cli__status(c);
+}
+
 int cli__status(int c)
 {
 	return c == CLI_HELP ? 0 : 2;

@@ -48,6 +48,16 @@ struct cli {
 
 /* The next option's key (its argument in optarg), or one of CLI_*. */
 int cli__getopt(const struct cli *cli, int argc, char **argv);
+/* One option, KEY with its argument ARG (NULL if it takes none), into the
+ * command's CTX: 0 to go on, or the exit status to stop with (2 for a
+ * usage error). */
+typedef int (*cli_opt_fn)(void *ctx, int key, const char *arg);
+
+/* Every option of ARGV through FN. Return -1 once all are taken (the
+ * operands are argv[optind..]), or the exit status the command returns: FN's,
+ * 0 after -h (the help printed), 2 after a bad option (the hint printed). */
+int cli__parse(const struct cli *cli, int argc, char **argv, cli_opt_fn fn, void *ctx);
+
 /* The exit status of a CLI_HELP or CLI_USAGE. */
 int cli__status(int c);
 void cli__help(const struct cli *cli, FILE *f);

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "perfmap.h"
-#include "util.h"
+#include "sym/perfmap.h"
+#include "core/util.h"
 
 int main(int argc, char **argv)
 {

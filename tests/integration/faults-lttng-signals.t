@@ -6,6 +6,8 @@
 # daemon is left. SIDESCOPE_SEED=N replays a run; SIDESCOPE_ROUNDS=N sets
 # the number of rounds (20).
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
+# a round that goes wrong says why on stderr, which prove shows
+fail_diag() { diag "$@" >&2; }
 . "$SIDESCOPE_SRC/tests/lib/pod.sh"
 require_root
 require_cmd unshare nsenter busybox lttng lttng-sessiond babeltrace2 perl timeout awk
@@ -47,7 +49,7 @@ while read -r delay sig; do
 	rc=$?
 	case "$rc:$sig" in
 	0:*|130:INT|143:TERM) ;;
-	*) bad=1; diag "round $i ($delay s, SIG$sig): exit $rc" "$(cat "$T/r$i.err")" ;;
+	*) bad=1; fail_diag "round $i ($delay s, SIG$sig): exit $rc" "$(cat "$T/r$i.err")" ;;
 	esac
 	# where the signal landed, by what the script printed
 	if grep -q 'stopped by SIG' "$T/r$i.err"; then
@@ -63,28 +65,29 @@ while read -r delay sig; do
 	if [ -e "$out" ]; then
 		if ! babeltrace2 "$out" >/dev/null 2>"$T/r$i.bt"; then
 			bad=1
-			diag "round $i ($delay s, SIG$sig, exit $rc): '$out' does not read back" "$(head -n 3 "$T/r$i.bt")"
+			fail_diag "round $i ($delay s, SIG$sig, exit $rc): '$out' does not read back" "$(head -n 3 "$T/r$i.bt")"
 		fi
 		if [ "$rc" = 0 ] && ! grep -q "^events: [0-9]" "$T/r$i.out"; then
 			bad=1
-			diag "round $i: exit 0 without an event count" "$(cat "$T/r$i.out")"
+			fail_diag "round $i: exit 0 without an event count" "$(cat "$T/r$i.out")"
 		fi
 	elif [ "$rc" = 0 ] && ! grep -q 'no trace was written' "$T/r$i.err"; then
 		bad=1
-		diag "round $i ($delay s, SIG$sig): exit 0 and no trace" "$(cat "$T/r$i.err")"
+		fail_diag "round $i ($delay s, SIG$sig): exit 0 and no trace" "$(cat "$T/r$i.err")"
 	fi
 	s=$(lttngpod_sessions)
 	if [ -n "$s" ]; then
 		bad=1
-		diag "round $i ($delay s, SIG$sig, exit $rc): session left: $s"
+		fail_diag "round $i ($delay s, SIG$sig, exit $rc): session left: $s"
 	fi
 	d=$(lttngpod_daemons | grep -c sessiond)
 	if { [ -n "$stopd" ] && [ "$d" != 0 ]; } || [ "$d" -gt 1 ]; then
 		bad=1
-		diag "round $i ($delay s, SIG$sig, exit $rc, $stopd): daemons left:" "$(lttngpod_daemons)"
+		fail_diag "round $i ($delay s, SIG$sig, exit $rc, $stopd): daemons left:" "$(lttngpod_daemons)"
 	fi
 done < "$T/plan"
 diag "signal landed while:$(printf '%s\n' $seen | sort | uniq -c | awk '{ printf " %s %d", $2, $1 }')"
+[ "$bad" = 0 ] || fail_diag "seed $seed (SIDESCOPE_SEED=$seed replays this run)"
 is "$bad" 0 "$rounds random signals: documented exit, readable traces, nothing left behind"
 ok "$(printf '%s\n' $seen | grep -q -e setup -e recording; echo $?)" "signals landed both before and while recording"
 

@@ -55,7 +55,13 @@ dotnet_start() {
 		DOTNET_HOST_PID=$DOTNET_PID
 	fi
 	on_exit "kill $DOTNET_HOST_PID"
-	wait_for_file "$_ready" 60 || return 1
+	# the first start of a fresh build can be slow on a loaded machine; a
+	# start that fails says how far it got, on stderr where prove shows it
+	if ! wait_for_file "$_ready" 120; then
+		echo "# the sample (host PID $DOTNET_HOST_PID) is not ready after 120 s:" \
+			"$(cat "/proc/$DOTNET_HOST_PID/status" 2>/dev/null | grep -E '^(State|Threads):' | tr '\n' ' ')" >&2
+		return 1
+	fi
 	DOTNET_URL=$(head -n 1 "$_ready")
 	case "$DOTNET_URL" in http://127.0.0.1:[0-9]*) ;; *) return 1 ;; esac
 }

@@ -10,7 +10,10 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "ctf/chrome.h"
@@ -214,23 +217,127 @@ static int read_traces(const struct env *env, const struct ctf_traces *t, struct
 	return err;
 }
 
+/* What the reading child tells the parent at its end. */
+struct counts {
+	uint64_t events, discarded_events, discarded_packets;
+};
+
+/* babeltrace2 2.0 aborts on an internal check on some damaged stream
+ * packets. So the reading runs in a child: its crash becomes one line of
+ * error here, and no output. FN(ENV, T, R, OF, COUNTS) runs in the child;
+ * its messages reach stderr when it has ended normally (with -v, also after
+ * a crash). Return FN's exit status, or 1. */
+typedef int (*child_fn)(const struct env *env, const struct ctf_traces *t, struct run *r,
+			struct outfile *of, struct counts *c);
+
+static int run_in_child(const struct env *env, const struct ctf_traces *t, struct run *r,
+			struct outfile *of, struct counts *c, child_fn fn)
+{
+	int err_pipe[2], cnt_pipe[2], status = 0, ret;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	if (pipe(err_pipe) || pipe(cnt_pipe)) {
+		p_err("cannot create a pipe: %s", strerror(errno));
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		p_err("cannot fork: %s", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		close(err_pipe[0]);
+		close(cnt_pipe[0]);
+		dup2(err_pipe[1], 2);
+		close(err_pipe[1]);
+		ret = fn(env, t, r, of, c);
+		fflush(stdout);
+		fflush(stderr);
+		if (write(cnt_pipe[1], c, sizeof(*c)) != (ssize_t)sizeof(*c))
+			ret = 1;
+		_exit(ret);
+	}
+	close(err_pipe[1]);
+	close(cnt_pipe[1]);
+	for (;;) {
+		if (len == cap) {
+			char *nb = cap < (1u << 20) ? realloc(buf, cap ? 2 * cap : 4096) : NULL;
+
+			if (nb) {
+				buf = nb;
+				cap = cap ? 2 * cap : 4096;
+			}
+		}
+		if (len < cap) {
+			n = read(err_pipe[0], buf + len, cap - len);
+		} else {
+			char sink[4096];	/* past 1 MiB: read and dropped */
+
+			n = read(err_pipe[0], sink, sizeof(sink));
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (len < cap)
+			len += (size_t)n;
+	}
+	close(err_pipe[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (read(cnt_pipe[0], c, sizeof(*c)) != (ssize_t)sizeof(*c))
+		memset(c, 0, sizeof(*c));
+	close(cnt_pipe[0]);
+	if (WIFEXITED(status) || log_verbose)
+		fwrite(buf ? buf : "", 1, len, stderr);
+	free(buf);
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	p_err("trace '%s' is damaged: babeltrace2 stopped on a failed internal check (%s) "
+	      "(a copy cut short or a full disk?)", env->dir, strsignal(WTERMSIG(status)));
+	return 1;
+}
+
+/* The child of run_chrome: the events into OF, not committed. */
+static int chrome_child(const struct env *env, const struct ctf_traces *t, struct run *r,
+			struct outfile *of, struct counts *c)
+{
+	r->to_chrome = true;
+	r->sum.all_threads = true;
+	chrome__begin(&r->chrome, outfile__fp(of));
+	if (read_traces(env, t, r))
+		return 1;
+	chrome__finish(&r->chrome, &r->sum);
+	if (fflush(outfile__fp(of)) || ferror(outfile__fp(of))) {
+		p_err("cannot write '%s': %s", env->output, strerror(errno));
+		return 1;
+	}
+	*c = (struct counts){ r->sum.events, r->sum.discarded_events, r->sum.discarded_packets };
+	return 0;
+}
+
 static int run_chrome(const struct env *env, const struct ctf_traces *t, struct run *r)
 {
 	struct outfile *of = outfile__open(env->output);
+	struct counts c = { 0 };
 	int err;
 
 	if (!of) {
 		p_err("cannot write '%s': %s", env->output, outfile__strerror(errno));
 		return 1;
 	}
-	r->to_chrome = true;
-	r->sum.all_threads = true;
-	chrome__begin(&r->chrome, outfile__fp(of));
-	if (read_traces(env, t, r)) {
+	if (run_in_child(env, t, r, of, &c, chrome_child)) {
 		outfile__abort(of);
 		return 1;
 	}
-	chrome__finish(&r->chrome, &r->sum);
+	r->sum.events = c.events;
+	r->sum.discarded_events = c.discarded_events;
+	r->sum.discarded_packets = c.discarded_packets;
 	err = outfile__commit(of);
 	if (err) {
 		p_err("cannot write '%s': %s", env->output, outfile__strerror(err));
@@ -245,7 +352,8 @@ static int run_chrome(const struct env *env, const struct ctf_traces *t, struct 
 	return 0;
 }
 
-static int run_summary(const struct env *env, const struct ctf_traces *t, struct run *r)
+static int summary_child(const struct env *env, const struct ctf_traces *t, struct run *r,
+			 struct outfile *of, struct counts *c)
 {
 	r->sum.by = env->by;
 	if (read_traces(env, t, r))
@@ -262,6 +370,13 @@ static int run_summary(const struct env *env, const struct ctf_traces *t, struct
 		p_warn("%" PRIu64 " events and %" PRIu64 " packets were discarded while tracing",
 		       r->sum.discarded_events, r->sum.discarded_packets);
 	return 0;
+}
+
+static int run_summary(const struct env *env, const struct ctf_traces *t, struct run *r)
+{
+	struct counts c = { 0 };
+
+	return run_in_child(env, t, r, NULL, &c, summary_child);
 }
 
 int cmd_ctf(int argc, char **argv)

@@ -47,6 +47,19 @@ static __always_inline int map_count(void *map, const void *key)
 	return 0;
 }
 
+/* Add N to the __u64 at KEY of a hash map shared by every CPU, creating
+ * it at N. Return 0, or -1 when the map is full. */
+static __always_inline int map_add(void *map, const void *key, __u64 n)
+{
+	static const __u64 zero;
+	__u64 *v = map_lookup_or_try_init(map, key, &zero);
+
+	if (!v)
+		return -1;
+	__sync_fetch_and_add(v, n);
+	return 0;
+}
+
 /* floor(log2(V)), 0 for V = 0: the slot of a log2 histogram. */
 static __always_inline __u32 log2_u64(__u64 v)
 {

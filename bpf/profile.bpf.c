@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* CPU profiler: on every cpu-clock sample of a matching task, store its
- * user and kernel stacks by hash and count (pid, ustack, kstack).
+/* Stack profiler. On every cpu-clock sample of a matching task (do_sample),
+ * store its user and kernel stacks by hash and count (pid, tid, ustack,
+ * kstack). In off-CPU mode (on_switch, the sched_switch tracepoint), a
+ * matching thread that leaves the CPU has its stacks stored and the time
+ * noted; when it runs again the time it was off is added to the same kind
+ * of key, in nanoseconds. Wall mode runs both, a sample weighing its
+ * period, so that a thread's total is its wall-clock time.
  *
  * Stacks go to our own hashed store (bpf_get_stack + a 64-bit hash, a hash
  * map) rather than a STACK_TRACE map: no bucket collisions, and user space
@@ -27,6 +32,12 @@ const volatile bool want_user = true;
 const volatile bool want_kernel = true;
 /* nanoseconds per clock tick of /proc/PID/stat's start time (USER_HZ) */
 const volatile __u64 ns_per_tick = 10000000;
+/* enum profile_mode; what a sample adds (1, or its period in wall mode) */
+const volatile __u32 mode = PROFILE_MODE_CPU;
+const volatile __u64 sample_weight = 1;
+/* off-CPU: the states that count (PROFILE_STATE_*), the shortest period */
+const volatile __u32 off_states = PROFILE_STATE_ALL;
+const volatile __u64 min_block_ns = 1000;
 
 /* which count map the programs fill; flipped by user space */
 volatile __u32 active = 0;
@@ -64,6 +75,16 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 64 * 1024);
 } news SEC(".maps");
+
+/* kernel TID -> where and when it left the CPU (off-CPU and wall modes).
+ * A thread is in it only while it is off the CPU: bounded by the targets'
+ * threads. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);	/* set from user space */
+	__type(key, __u32);
+	__type(value, struct profile_offstart);
+} offstart SEC(".maps");
 
 struct counts_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -109,10 +130,10 @@ static __always_inline __u64 hash_stack(const struct profile_stack *s, int n)
 	return h ? h : 1;
 }
 
-/* Take one stack into the store; return its hash or 0. A global function:
- * the verifier checks it once, not once per call. */
-__noinline __u64 take_stack(struct bpf_perf_event_data *ctx, __u32 slot, __u64 flags,
-			    __u32 err_stat, __u32 trunc_stat)
+/* Take one stack of the current task into the store; return its hash or
+ * 0. CTX is the program's context. */
+static __always_inline __u64 store_stack(void *ctx, __u32 slot, __u64 flags, __u32 err_stat,
+					 __u32 trunc_stat)
 {
 	struct profile_stack *s;
 	__u64 h;
@@ -142,6 +163,21 @@ __noinline __u64 take_stack(struct bpf_perf_event_data *ctx, __u32 slot, __u64 f
 	return h;
 }
 
+/* A global function: the verifier checks it once, not once per call. */
+__noinline __u64 take_stack(struct bpf_perf_event_data *ctx, __u32 slot, __u64 flags,
+			    __u32 err_stat, __u32 trunc_stat)
+{
+	return store_stack(ctx, slot, flags, err_stat, trunc_stat);
+}
+
+/* The same for the sched_switch program (another context type): checked
+ * in its caller's context. */
+static __noinline __u64 take_stack_tp(void *ctx, __u32 slot, __u64 flags)
+{
+	return store_stack(ctx, slot, flags, slot ? PSTAT_KSTACK_ERR : PSTAT_USTACK_ERR,
+			   slot ? PSTAT_KSTACK_TRUNC : PSTAT_USTACK_TRUNC);
+}
+
 /* Report TGID (started at START) unless it was reported since it started
  * or last exec'd. */
 static __always_inline void report_new(__u32 tgid, __u64 start)
@@ -158,46 +194,60 @@ static __always_inline void report_new(__u32 tgid, __u64 start)
 	bpf_map_update_elem(&seen, &tgid, &start, BPF_ANY);
 }
 
-SEC("perf_event")
-int do_sample(struct bpf_perf_event_data *ctx)
+/* Whether the current task is one of the targets: 0 with its numbers in
+ * our namespace in *NS and its process's start time in *START, else -1
+ * (counted when it is a target's PID held by another process). */
+static __always_inline int match_current(struct bpf_pidns_info *ns, __u64 *start)
 {
 	struct task_struct *t = (void *)bpf_get_current_task();
-	struct bpf_pidns_info ns = {};
-	struct profile_key key = {};
-	__u64 *want, start;
-	void *counts;
-	__u32 tgid;
+	__u64 *want;
 
-	if (pidns_current(pidns_dev, pidns_ino, &ns)) {
+	if (pidns_current(pidns_dev, pidns_ino, ns)) {
 		/* idle and tasks outside our namespace */
 		if (filter_mode != PROFILE_FILTER_ALL || bpf_get_current_pid_tgid() >> 32)
 			stat_inc(PSTAT_NS_MISS);
-		return 0;
+		return -1;
 	}
-	tgid = ns.tgid;
-	if (tgid == 0)
-		return 0;
-	start = BPF_CORE_READ(t, group_leader, start_boottime);
+	if (ns->tgid == 0)
+		return -1;
+	*start = BPF_CORE_READ(t, group_leader, start_boottime);
 	if (filter_mode == PROFILE_FILTER_PIDS) {
-		want = bpf_map_lookup_elem(&pids, &tgid);
+		want = bpf_map_lookup_elem(&pids, &ns->tgid);
 		if (!want)
-			return 0;
+			return -1;
 		if (*want) {
-			__u64 ticks = start / ns_per_tick;
+			__u64 ticks = *start / ns_per_tick;
 
 			/* one tick of slack: user space converts from /proc */
 			if (ticks + 1 < *want || ticks > *want + 1) {
 				stat_inc(PSTAT_PID_REUSED);
-				return 0;
+				return -1;
 			}
 		}
 	} else if (filter_mode == PROFILE_FILTER_CGROUP) {
 		if (bpf_get_current_cgroup_id() != filter_cgroup)
-			return 0;
+			return -1;
 	}
+	return 0;
+}
+
+static __always_inline void *active_counts(void)
+{
+	return active ? (void *)&counts1 : (void *)&counts0;
+}
+
+SEC("perf_event")
+int do_sample(struct bpf_perf_event_data *ctx)
+{
+	struct bpf_pidns_info ns = {};
+	struct profile_key key = {};
+	__u64 start;
+
+	if (match_current(&ns, &start))
+		return 0;
 	stat_inc(PSTAT_SAMPLES);
-	report_new(tgid, start);
-	key.pid = tgid;
+	report_new(ns.tgid, start);
+	key.pid = ns.tgid;
 	key.tid = ns.pid;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (want_user)
@@ -205,10 +255,99 @@ int do_sample(struct bpf_perf_event_data *ctx)
 					PSTAT_USTACK_TRUNC);
 	if (want_kernel)
 		key.kstack = take_stack(ctx, 1, 0, PSTAT_KSTACK_ERR, PSTAT_KSTACK_TRUNC);
-
-	counts = active ? (void *)&counts1 : (void *)&counts0;
-	if (map_count(counts, &key))
+	if (map_add(active_counts(), &key, sample_weight))
 		stat_inc(PSTAT_COUNTS_FULL);
+	return 0;
+}
+
+/* The state a task left the CPU in, as PROFILE_STATE_*, or 0 for one that
+ * does not count (stopped, traced, exiting). */
+static __always_inline __u32 switch_state(unsigned int prev_state)
+{
+	/* TASK_RUNNING 0, TASK_INTERRUPTIBLE 1, TASK_UNINTERRUPTIBLE 2 (also
+	 * in TASK_KILLABLE and TASK_IDLE); the rest stop or end the task */
+	if (prev_state & 0x2)
+		return prev_state & 0x400 /* TASK_NOLOAD: TASK_IDLE */ ? PROFILE_STATE_SLEEP :
+									PROFILE_STATE_DISK;
+	if (prev_state & 0x1)
+		return PROFILE_STATE_SLEEP;
+	if ((prev_state & 0xff) == 0)
+		return PROFILE_STATE_RUNNABLE;
+	return 0;
+}
+
+/* The current task (PREV) leaves the CPU in PREV_STATE: note where and
+ * when, when it is a target and its state counts. */
+static __always_inline void switch_out(void *ctx, struct task_struct *prev,
+				       unsigned int prev_state)
+{
+	struct profile_offstart st = {};
+	struct bpf_pidns_info ns = {};
+	__u32 tid = BPF_CORE_READ(prev, pid);
+	__u64 start;
+
+	st.state = switch_state(prev_state);
+	if (!tid || !(st.state & off_states) || match_current(&ns, &start))
+		return;
+	report_new(ns.tgid, start);
+	st.pid = ns.tgid;
+	st.tid = ns.pid;
+	bpf_get_current_comm(st.comm, sizeof(st.comm));
+	if (want_user)
+		st.ustack = take_stack_tp(ctx, 0, BPF_F_USER_STACK);
+	if (want_kernel)
+		st.kstack = take_stack_tp(ctx, 1, 0);
+	st.ts = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&offstart, &tid, &st, BPF_ANY))
+		stat_inc(PSTAT_OFF_FULL);
+}
+
+/* NEXT runs again: the time since it left counts when long enough. */
+static __always_inline void switch_in(struct task_struct *next)
+{
+	__u32 tid = BPF_CORE_READ(next, pid);
+	struct profile_offstart *st;
+	struct profile_key key = {};
+	__u64 delta;
+
+	st = bpf_map_lookup_elem(&offstart, &tid);
+	if (!st)
+		return;
+	delta = bpf_ktime_get_ns() - st->ts;
+	key.pid = st->pid;
+	key.tid = st->tid;
+	key.ustack = st->ustack;
+	key.kstack = st->kstack;
+	key.flags = PROFILE_KEY_OFFCPU | st->state;
+	__builtin_memcpy(key.comm, st->comm, sizeof(key.comm));
+	bpf_map_delete_elem(&offstart, &tid);
+	if (delta < min_block_ns)
+		return;
+	stat_inc(PSTAT_OFF_COUNTED);
+	if (map_add(active_counts(), &key, delta))
+		stat_inc(PSTAT_COUNTS_FULL);
+}
+
+/* Before 5.14 the state was a long named "state". */
+struct task_struct___old {
+	long state;
+} __attribute__((preserve_access_index));
+
+/* Off-CPU and wall modes; loaded only for them. The current task is PREV. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	unsigned int prev_state;
+
+	/* a preempted task is runnable, whatever state it was about to enter */
+	if (preempt)
+		prev_state = 0;
+	else if (bpf_core_field_exists(prev->__state))
+		prev_state = BPF_CORE_READ(prev, __state);
+	else
+		prev_state = (unsigned int)BPF_CORE_READ((struct task_struct___old *)prev, state);
+	switch_in(next);
+	switch_out(ctx, prev, prev_state);
 	return 0;
 }
 

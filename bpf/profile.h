@@ -7,6 +7,23 @@
 #define PROFILE_MAX_DEPTH 127
 #define PROFILE_COMM_LEN 16
 
+/* What the counts measure (const volatile "mode"). */
+enum profile_mode {
+	PROFILE_MODE_CPU = 0,	/* on-CPU samples, counted one by one */
+	PROFILE_MODE_OFFCPU = 1,	/* off-CPU time in nanoseconds (sched_switch) */
+	PROFILE_MODE_WALL = 2,	/* both in nanoseconds: a sample weighs its period */
+};
+
+/* Thread states whose off-CPU time counts (const volatile "off_states"). */
+#define PROFILE_STATE_RUNNABLE 0x1u	/* preempted or yielding: waiting for a CPU */
+#define PROFILE_STATE_SLEEP 0x2u	/* interruptible sleep (S) */
+#define PROFILE_STATE_DISK 0x4u		/* uninterruptible sleep (D) */
+#define PROFILE_STATE_ALL 0x7u
+
+/* profile_key.flags */
+#define PROFILE_KEY_OFFCPU 0x100u	/* off-CPU time; the low byte: the state
+					 * it left the CPU in (PROFILE_STATE_*) */
+
 enum profile_filter {
 	PROFILE_FILTER_ALL = 0,		/* every task but the idle tasks */
 	PROFILE_FILTER_PIDS = 1,	/* tgids in the pids map */
@@ -26,6 +43,8 @@ enum profile_stat {
 	PSTAT_SCRATCH_ERR,	/* scratch buffer missing (cannot happen) */
 	PSTAT_PID_REUSED,	/* another process holding a target's PID */
 	PSTAT_NEW_LOST,		/* new-process report lost: ring buffer full */
+	PSTAT_OFF_COUNTED,	/* off-CPU periods counted */
+	PSTAT_OFF_FULL,		/* off-CPU start map full: a period lost */
 	PSTAT_MAX,
 };
 
@@ -36,6 +55,21 @@ struct profile_key {
 	__u64 ustack;	/* hash, 0: none */
 	__u64 kstack;
 	char comm[PROFILE_COMM_LEN];	/* the thread's name */
+	__u32 flags;	/* PROFILE_KEY_*; 0 for on-CPU samples */
+	__u32 reserved;
+};
+
+/* Where and when a thread left the CPU (off-CPU and wall modes), by its
+ * kernel TID, until it runs again. */
+struct profile_offstart {
+	__u64 ts;	/* bpf_ktime_get_ns (CLOCK_MONOTONIC) */
+	__u64 ustack;
+	__u64 kstack;
+	__u32 pid;	/* as in profile_key */
+	__u32 tid;
+	__u32 state;	/* PROFILE_STATE_* */
+	__u32 reserved;
+	char comm[PROFILE_COMM_LEN];
 };
 
 struct profile_stack {

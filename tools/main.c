@@ -19,7 +19,7 @@ struct cmd {
 
 static const struct cmd cmds[] = {
 	{ "ps", cmd_ps, "list the processes in the pod and what can be traced in each" },
-	{ "profile", cmd_profile, "sample CPU stacks with BPF: top table, folded, pprof, json" },
+	{ "profile", cmd_profile, "CPU, off-CPU and wall-clock stack profiles: top, folded, pprof, svg, json" },
 	{ "ctf", cmd_ctf, "summarize LTTng CTF traces or convert them for Perfetto" },
 	{ "dotnet-methods", cmd_dotnet_methods, "list a .NET ReadyToRun image's methods and file offsets" },
 	{ "flame", cmd_flame, "draw stacks (folded or pprof) as an interactive SVG flame graph" },

@@ -58,7 +58,10 @@ struct env {
 	const char *name;	/* -n */
 	const char *cgroup;	/* --cgroup */
 	bool all, user_only, kernel_only, json;
-	uint64_t hz, secs, max_stacks;
+	enum prof_mode mode;	/* --off-cpu, --wall */
+	unsigned int states;	/* --state: PROF_STATE_* */
+	bool hz_given, states_given, min_given, wall_given;
+	uint64_t hz, secs, max_stacks, min_block_us, max_threads;
 	unsigned int split;	/* PROF_SPLIT_* */
 	const struct prof_writer *forced;	/* --format */
 	struct output outs[MAX_OUTPUTS];
@@ -76,12 +79,13 @@ struct profiler {
 	char title[128];	/* the flame graph's */
 	struct capture c;
 	struct profile_bpf *skel;
-	struct bpf_link **links, *exec_link;
+	struct bpf_link **links, *exec_link, *switch_link;
 	int nlinks;
 };
 
 enum { OPT_CGROUP = 256, OPT_FORMAT, OPT_USER, OPT_KERNEL, OPT_MAX_STACKS,
-       OPT_MAX_PERF_MAP, OPT_SPLIT, OPT_JSON };
+       OPT_MAX_PERF_MAP, OPT_SPLIT, OPT_JSON, OPT_OFFCPU, OPT_WALL, OPT_STATE, OPT_MIN_BLOCK,
+       OPT_MAX_THREADS };
 
 static const struct cli_opt opts[] = {
 	{ 'p', "pid", "PIDS", "profile these processes (comma-separated); a PID means\n"
@@ -92,6 +96,19 @@ static const struct cli_opt opts[] = {
 	{ OPT_CGROUP, "cgroup", "PATH", "profile one cgroup (v2), e.g. a container" },
 	{ 'a', "all", NULL, "profile everything this PID namespace shows" },
 	{ 'F', "frequency", "HZ", "samples per second per CPU (default 99)" },
+	{ OPT_OFFCPU, "off-cpu", NULL, "profile time off the CPU instead: where threads\n"
+				       "block (locks, I/O, sleeps) or wait for a CPU, by\n"
+				       "stack, from every context switch" },
+	{ OPT_WALL, "wall", NULL, "wall-clock profile: on-CPU samples weighted by their\n"
+				  "period plus the time off the CPU ([off-CPU] leaves);\n"
+				  "a thread's total is its wall-clock time" },
+	{ OPT_STATE, "state", "STATE", "--off-cpu: count time in interruptible sleep (S),\n"
+				       "uninterruptible sleep (D), both, or all (default:\n"
+				       "also time runnable but waiting for a CPU)" },
+	{ OPT_MIN_BLOCK, "min-block", "US", "--off-cpu: leave out periods shorter than US\n"
+					    "microseconds (default 1)" },
+	{ OPT_MAX_THREADS, "max-threads", "N", "--off-cpu/--wall: threads off the CPU at one time\n"
+					       "that are tracked (default 16384)" },
 	{ 'd', "duration", "S", "seconds to sample (default 30; 0: until SIGINT/SIGTERM)" },
 	{ 'o', "output", "FILE", "write FILE; the format follows the extension: .folded\n"
 				 "or .txt (folded stacks), .pb.gz or .pprof (pprof),\n"
@@ -115,16 +132,21 @@ static const struct cli_opt opts[] = {
 
 static const struct cli cli = {
 	.text =
-"sidescope profile: sample the CPU stacks of processes in the pod\n"
+"sidescope profile: CPU, off-CPU and wall-clock profiles of processes in the pod\n"
 "\n"
 "USAGE: sidescope profile [-p PID[,PID...]] [-n NAME] [--cgroup PATH] [-a]\n"
 "                         [-F HZ] [-d SECONDS] [-o FILE]... [--format FMT]\n"
+"                         [--off-cpu [--state STATE] [--min-block US] | --wall]\n"
 "                         [--user-only|--kernel-only] [-v]\n"
 "\n"
 "Samples on-CPU stacks with BPF (software cpu-clock, every CPU), counts them\n"
 "in the kernel and symbolizes them with ELF symbols, perf maps of JIT\n"
 "runtimes (/tmp/perf-PID.map, also in the app container's own /tmp) and\n"
 "kernel symbols. PIDs are those of this PID namespace (the pod's).\n"
+"With --off-cpu it measures, on every context switch of the targets, how\n"
+"long each thread stays off the CPU and where (its stacks as it left); with\n"
+"--wall, both. Their folded stacks and flame graphs count microseconds,\n"
+"pprof nanoseconds (off_cpu or wall), the top table milliseconds.\n"
 "\n",
 	.opts = opts,
 	.tail =
@@ -143,7 +165,10 @@ static const struct cli cli = {
 "  sidescope profile -n dotnet -d 30                 # top functions\n"
 "  sidescope profile -p 7 -o cpu.pb.gz -o cpu.folded # pprof and folded\n"
 "  sidescope profile -a -F 999 -d 10 -o all.json     # whole pod, 999 Hz\n"
-"  sidescope profile -p 7 -d 0 -o cpu.pb.gz          # until Ctrl-C/SIGTERM\n",
+"  sidescope profile -p 7 -d 0 -o cpu.pb.gz          # until Ctrl-C/SIGTERM\n"
+"  sidescope profile -p 7 --off-cpu -d 10 -o off.svg # where threads block\n"
+"  sidescope profile -n dotnet --off-cpu --state uninterruptible --min-block 1000\n"
+"  sidescope profile -p 7 --wall --split tid -o wall.folded # per thread\n",
 	.col = 22,
 };
 
@@ -175,6 +200,36 @@ static int parse_opt(void *ctx, int opt, const char *arg)
 	case 'F':
 		if (parse_u64(arg, 1, 10000, &env->hz))
 			return usage_error("invalid frequency '%s' (1-10000 Hz)", arg);
+		env->hz_given = true;
+		return 0;
+	case OPT_OFFCPU:
+		env->mode = PROF_MODE_OFFCPU;
+		return 0;
+	case OPT_WALL:
+		env->wall_given = true;
+		return 0;
+	case OPT_STATE:
+		env->states_given = true;
+		if (!strcmp(arg, "interruptible") || !strcmp(arg, "S"))
+			env->states = PROF_STATE_SLEEP;
+		else if (!strcmp(arg, "uninterruptible") || !strcmp(arg, "D"))
+			env->states = PROF_STATE_DISK;
+		else if (!strcmp(arg, "both"))
+			env->states = PROF_STATE_SLEEP | PROF_STATE_DISK;
+		else if (!strcmp(arg, "all"))
+			env->states = PROF_STATE_RUNNABLE | PROF_STATE_SLEEP | PROF_STATE_DISK;
+		else
+			return usage_error("invalid --state '%s' (interruptible, uninterruptible, "
+					   "both or all)", arg);
+		return 0;
+	case OPT_MIN_BLOCK:
+		if (parse_u64(arg, 0, 3600ull * 1000000, &env->min_block_us))
+			return usage_error("invalid --min-block '%s' (microseconds)", arg);
+		env->min_given = true;
+		return 0;
+	case OPT_MAX_THREADS:
+		if (parse_u64(arg, 16, 1u << 20, &env->max_threads))
+			return usage_error("invalid --max-threads '%s' (16-1048576)", arg);
 		return 0;
 	case 'd':
 		if (parse_u64(arg, 0, 31 * 86400, &env->secs))
@@ -248,6 +303,25 @@ static int check_outputs(struct env *env)
 	return 0;
 }
 
+/* --off-cpu and --wall with what goes with them. 0 or a usage error's
+ * status. */
+static int check_mode(struct env *env)
+{
+	if (env->wall_given && env->mode == PROF_MODE_OFFCPU)
+		return usage_error("--off-cpu and --wall exclude each other (--wall holds "
+				   "both)");
+	if (env->wall_given)
+		env->mode = PROF_MODE_WALL;
+	if (env->mode != PROF_MODE_OFFCPU && (env->states_given || env->min_given))
+		return usage_error("--%s needs --off-cpu%s", env->states_given ? "state" :
+				   "min-block", env->mode == PROF_MODE_WALL ?
+				   " (--wall counts every moment)" : "");
+	if (env->mode == PROF_MODE_OFFCPU && env->hz_given)
+		return usage_error("-F does not apply to --off-cpu: every context switch "
+				   "counts (use --wall for samples and switches)");
+	return 0;
+}
+
 /* The command line into ENV: -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct env *env)
 {
@@ -264,6 +338,9 @@ static int parse_args(int argc, char **argv, struct env *env)
 		return usage_error("--user-only and --kernel-only exclude each other");
 	if (env->json && env->forced && strcmp(env->forced->name, "json"))
 		return usage_error("--json and --format %s exclude each other", env->forced->name);
+	r = check_mode(env);
+	if (r)
+		return r;
 	r = check_outputs(env);
 	return r ? r : -1;
 }
@@ -379,13 +456,14 @@ static int find_targets(struct profiler *pr)
 		struct proc_status st;
 
 		if (proc__read_status(env->pids[0], &st) == 0)
-			snprintf(pr->title, sizeof(pr->title), "CPU profile: %s (PID %d)", st.name,
-				 (int)env->pids[0]);
+			snprintf(pr->title, sizeof(pr->title), "%s profile: %s (PID %d)",
+				 prof__mode_name(env->mode), st.name, (int)env->pids[0]);
 	} else if (env->npids) {
-		snprintf(pr->title, sizeof(pr->title), "CPU profile: %d processes", env->npids);
+		snprintf(pr->title, sizeof(pr->title), "%s profile: %d processes",
+			 prof__mode_name(env->mode), env->npids);
 	} else {
-		snprintf(pr->title, sizeof(pr->title), "CPU profile: %s",
-			 env->cgroup ? env->cgroup : "all");
+		snprintf(pr->title, sizeof(pr->title), "%s profile: %s",
+			 prof__mode_name(env->mode), env->cgroup ? env->cgroup : "all");
 	}
 	err = proc__pidns(0, &pr->pidns_dev, &pr->pidns_ino);
 	if (err) {
@@ -516,6 +594,16 @@ static int open_load_bpf(struct profiler *pr)
 	skel->rodata->want_user = !env->kernel_only;
 	skel->rodata->want_kernel = !env->user_only;
 	skel->rodata->ns_per_tick = pr->ns_per_tick;
+	skel->rodata->mode = (__u32)env->mode;
+	/* wall-clock: a sample stands for its period of time on the CPU */
+	skel->rodata->sample_weight = env->mode == PROF_MODE_WALL ? 1000000000ull / env->hz : 1;
+	skel->rodata->off_states = env->states;
+	skel->rodata->min_block_ns = env->min_block_us * 1000;
+	/* the sched_switch program only where it is used: nothing to verify,
+	 * nothing to need, for CPU profiles */
+	bpf_program__set_autoload(skel->progs.on_switch, env->mode != PROF_MODE_CPU);
+	bpf_map__set_max_entries(skel->maps.offstart, env->mode != PROF_MODE_CPU ?
+				 (__u32)env->max_threads : 1);
 	bpf_map__set_max_entries(skel->maps.pids, env->npids > 0 ? env->npids : 1);
 	/* about 1 KB of kernel memory a stack, preallocated */
 	bpf_map__set_max_entries(skel->maps.stacks, max);
@@ -588,6 +676,7 @@ static int attach_bpf(struct profiler *pr)
 		.stacks = bpf_map__fd(skel->maps.stacks),
 		.stats = bpf_map__fd(skel->maps.stats),
 		.news = bpf_map__fd(skel->maps.news),
+		.offstart = env->mode != PROF_MODE_CPU ? bpf_map__fd(skel->maps.offstart) : -1,
 		.active = &skel->bss->active,
 	};
 	err = capture__start(c);
@@ -609,6 +698,20 @@ static int attach_bpf(struct profiler *pr)
 	}
 	clock_gettime(CLOCK_REALTIME, &wall);
 	c->meta.time_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec;
+	c->meta.mode = env->mode;
+	if (env->mode != PROF_MODE_CPU) {
+		c->meta.off_states = env->states;
+		c->meta.min_block_ns = env->min_block_us * 1000;
+		pr->switch_link = bpf_program__attach(skel->progs.on_switch);
+		if (!pr->switch_link) {
+			err = errno;
+			p_err("cannot attach to the sched_switch tracepoint: %s%s", strerror(err),
+			      cap_hint(PRIVHINT_BPF, err));
+			return -1;
+		}
+	}
+	if (env->mode == PROF_MODE_OFFCPU)
+		return 0;	/* no sampling */
 	c->meta.hz = (unsigned int)env->hz;
 	c->meta.period_ns = 1000000000ull / env->hz;
 	return open_perf_events(pr, (unsigned int)env->hz) ? -1 : 0;
@@ -619,15 +722,24 @@ static void show_progress(struct profiler *pr, uint64_t t)
 {
 	uint64_t secs = pr->env.secs;
 
+	const struct prof_meta *m = &pr->c.meta;
+	char what[96];
+
 	capture__read_stats(&pr->c);
-	if (secs)
-		fprintf(stderr, "\r%s: %llu/%llu s, %llu samples ", log__prog(),
-			(unsigned long long)(t / 1000000000ull), (unsigned long long)secs,
-			(unsigned long long)pr->c.meta.samples);
+	if (pr->env.mode == PROF_MODE_OFFCPU)
+		snprintf(what, sizeof(what), "%llu off-CPU periods",
+			 (unsigned long long)m->off_periods);
+	else if (pr->env.mode == PROF_MODE_WALL)
+		snprintf(what, sizeof(what), "%llu samples, %llu off-CPU periods",
+			 (unsigned long long)m->samples, (unsigned long long)m->off_periods);
 	else
-		fprintf(stderr, "\r%s: %llu s, %llu samples (Ctrl-C to stop) ", log__prog(),
-			(unsigned long long)(t / 1000000000ull),
-			(unsigned long long)pr->c.meta.samples);
+		snprintf(what, sizeof(what), "%llu samples", (unsigned long long)m->samples);
+	if (secs)
+		fprintf(stderr, "\r%s: %llu/%llu s, %s ", log__prog(),
+			(unsigned long long)(t / 1000000000ull), (unsigned long long)secs, what);
+	else
+		fprintf(stderr, "\r%s: %llu s, %s (Ctrl-C to stop) ", log__prog(),
+			(unsigned long long)(t / 1000000000ull), what);
 }
 
 /* A drain while sampling: 1 when every target has exited, 0 to go on, -1
@@ -693,6 +805,38 @@ static int run_capture(struct profiler *pr, uint64_t t0)
 	return 0;
 }
 
+/* Now on the BPF programs' clock: CLOCK_MONOTONIC outside any time
+ * namespace (/proc/self/timens_offsets shifts ours). */
+static uint64_t bpf_clock_ns(void)
+{
+	char *buf = NULL, *line, *save = NULL;
+	long long sec, nsec, off = 0;
+	struct timespec ts;
+
+	if (read_file("/proc/self/timens_offsets", &buf, NULL, 4096) == 0) {
+		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			if (sscanf(line, "monotonic %lld %lld", &sec, &nsec) == 2)
+				off = sec * 1000000000ll + nsec;
+		free(buf);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)((long long)ts.tv_sec * 1000000000ll + ts.tv_nsec - off);
+}
+
+/* The context switches the sched_switch program missed: the kernel skips
+ * a program that would run inside another on the same CPU. */
+static void missed_switches(struct profiler *pr)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	if (pr->env.mode == PROF_MODE_CPU)
+		return;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(pr->skel->progs.on_switch), &info, &len) == 0)
+		pr->c.meta.missed_switches = info.recursion_misses;
+}
+
 /* Stop sampling, then take what both maps still hold. 0, or -1 once
  * said. */
 static int stop_capture(struct profiler *pr, uint64_t t0)
@@ -702,12 +846,18 @@ static int stop_capture(struct profiler *pr, uint64_t t0)
 	for (i = 0; i < pr->nlinks; i++)
 		bpf_link__destroy(pr->links[i]);
 	pr->nlinks = 0;
+	bpf_link__destroy(pr->switch_link);
+	pr->switch_link = NULL;
 	bpf_link__destroy(pr->exec_link);
 	pr->exec_link = NULL;
 	pr->c.meta.duration_ns = now_ns() - t0;
+	missed_switches(pr);
 	err = capture__drain(&pr->c);
 	if (!err)
 		err = capture__drain(&pr->c);
+	/* threads still off the CPU: their time up to now */
+	if (!err && pr->env.mode != PROF_MODE_CPU)
+		err = capture__flush_offstart(&pr->c, bpf_clock_ns());
 	if (err) {
 		p_err("cannot read the counts: %s", strerror(-err));
 		return -1;
@@ -737,6 +887,9 @@ static void report_losses(const struct prof_meta *m)
 	add_count(lost, sizeof(lost), "stack store full", m->lost_stacks_full);
 	add_count(lost, sizeof(lost), "count map full", m->lost_counts_full);
 	add_count(lost, sizeof(lost), "missing from the store", m->missing_stacks);
+	add_count(lost, sizeof(lost), "off-CPU periods (too many threads off the CPU at once)",
+		  m->lost_off_full);
+	add_count(lost, sizeof(lost), "context switches missed", m->missed_switches);
 	add_count(cut, sizeof(cut), "user", m->trunc_ustack);
 	add_count(cut, sizeof(cut), "kernel", m->trunc_kstack);
 	if (lost[0] && cut[0])
@@ -745,6 +898,16 @@ static void report_losses(const struct prof_meta *m)
 		p_warn("stacks lost: %s", lost);
 	else if (cut[0])
 		p_warn("no stack lost; truncated at %d frames: %s", PROFILE_MAX_DEPTH, cut);
+}
+
+/* The profile's nanoseconds off the CPU: all of an off-CPU profile; in a
+ * wall-clock one, what is not samples. */
+static uint64_t off_total(const struct prof *p)
+{
+	const struct prof_meta *m = prof__meta(p);
+	uint64_t on = m->mode == PROF_MODE_WALL ? m->samples * m->period_ns : 0;
+
+	return prof__total(p) > on ? prof__total(p) - on : 0;
 }
 
 /* What the capture missed, said once it is over; its metadata into the
@@ -759,6 +922,7 @@ static void report_capture(struct profiler *pr)
 		       (unsigned long long)c->pid_reused);
 	symbolizer__stats(c->sz, &ss);
 	c->meta.perfmap_bad_lines = ss.perfmap_bad_lines;
+	c->meta.off_pending = c->off_pending;
 	if (ss.kallsyms_err && !pr->env.user_only)
 		p_warn("kernel symbols unavailable: %s (needs CAP_SYSLOG)",
 		       strerror(-ss.kallsyms_err));
@@ -775,7 +939,22 @@ static void report_capture(struct profiler *pr)
 	if (c->meta.lost_stacks_full + c->meta.lost_counts_full)
 		p_warn("the stack store or the count map was full: raise --max-stacks (now %llu)",
 		       (unsigned long long)pr->env.max_stacks);
-	if (!prof__total(c->prof))
+	if (c->meta.lost_off_full)
+		p_warn("the off-CPU start map was full: raise --max-threads (now %llu)",
+		       (unsigned long long)pr->env.max_threads);
+	if (pr->env.mode != PROF_MODE_CPU)
+		p_info("%llu off-CPU periods, %.3f s off the CPU in all%s",
+		       (unsigned long long)(c->meta.off_periods + c->off_pending),
+		       off_total(c->prof) / 1e9, c->off_pending ? " (threads still off the CPU "
+		       "at the end counted up to it)" : "");
+	if (prof__total(c->prof))
+		return;
+	if (pr->env.mode == PROF_MODE_OFFCPU && pr->env.states_given)
+		p_warn("no off-CPU time in %s: the targets did not leave the CPU in that state "
+		       "while tracing", prof__states_name(pr->env.states));
+	else if (pr->env.mode == PROF_MODE_OFFCPU)
+		p_warn("no off-CPU time: the targets did not leave the CPU while tracing");
+	else
 		p_warn("no samples: the targets did not run on a CPU while sampling");
 }
 
@@ -828,6 +1007,7 @@ static void cleanup(struct profiler *pr)
 		bpf_link__destroy(pr->links[i]);
 	free(pr->links);
 	bpf_link__destroy(pr->exec_link);
+	bpf_link__destroy(pr->switch_link);
 	capture__free(&pr->c);
 	profile_bpf__destroy(pr->skel);
 	stackcache__free(pr->c.stacks);
@@ -840,7 +1020,9 @@ static void cleanup(struct profiler *pr)
 int cmd_profile(int argc, char **argv)
 {
 	struct profiler pr = {
-		.env = { .hz = 99, .secs = 30, .max_stacks = 8192 },
+		.env = { .hz = 99, .secs = 30, .max_stacks = 8192, .min_block_us = 1,
+			 .max_threads = 16384,
+			 .states = PROF_STATE_RUNNABLE | PROF_STATE_SLEEP | PROF_STATE_DISK },
 		.ns_per_tick = 10000000,
 	};
 	uint64_t t0;

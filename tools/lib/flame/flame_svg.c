@@ -143,6 +143,15 @@ static const struct {
 	[FRAME_R2R] = { "R2R", 185, 0.55, 0.55 },
 };
 
+/* The blocked-time palette: blues, a hue per frame kind. */
+static void blocked_color(enum frame_kind kind, double jitter, unsigned char rgb[3])
+{
+	static const double hue[FRAME_KIND_MAX] = { 220, 205, 235, 190, 250 };
+
+	hsl(hue[kind < FRAME_KIND_MAX ? kind : 0] + (jitter - 0.5) * 10, 0.55,
+	    0.62 + (jitter - 0.5) * 0.12, rgb);
+}
+
 static void frame_color(const struct svg *w, const struct drawn *d, unsigned char rgb[3])
 {
 	const struct flamegraph *fg = w->fg;
@@ -166,6 +175,9 @@ static void frame_color(const struct svg *w, const struct drawn *d, unsigned cha
 		break;
 	case FLAME_COLORS_MONO:
 		hsl(210, 0.35, 0.62 + 0.14 * jitter, rgb);
+		break;
+	case FLAME_COLORS_BLOCKED:
+		blocked_color(nm->kind, jitter, rgb);
 		break;
 	default: {
 		double hh = kind_style[nm->kind].h + (jitter - 0.5) * 16;
@@ -285,13 +297,16 @@ static void write_legend(const struct svg *w)
 			"<text x=\"%u\" y=\"%u\">shrank</text>",
 			width - 140, height - 20, width - 126, height - 11,
 			width - 80, height - 20, width - 66, height - 11);
-	} else if (w->o->colors == FLAME_COLORS_KIND) {
+	} else if (w->o->colors == FLAME_COLORS_KIND || w->o->colors == FLAME_COLORS_BLOCKED) {
 		for (i = FRAME_KIND_MAX - 1; i >= 0; i--) {
 			unsigned char rgb[3];
 			const char *label = kind_style[i].label;
 
 			x -= 14 + CHAR_W * strlen(label) + 10;
-			hsl(kind_style[i].h, kind_style[i].s, kind_style[i].l, rgb);
+			if (w->o->colors == FLAME_COLORS_BLOCKED)
+				blocked_color((enum frame_kind)i, 0.5, rgb);
+			else
+				hsl(kind_style[i].h, kind_style[i].s, kind_style[i].l, rgb);
 			fprintf(f, "<rect x=\"%.0f\" y=\"%u\" width=\"10\" height=\"10\" "
 				"fill=\"#%02x%02x%02x\"/><text x=\"%.0f\" y=\"%u\">%s</text>",
 				x, height - 20, rgb[0], rgb[1], rgb[2], x + 14, height - 11, label);

@@ -17,6 +17,7 @@ enum flame_colors {
 	FLAME_COLORS_KIND,	/* by frame kind, with a legend (default) */
 	FLAME_COLORS_HASH,	/* by a hash of the name: stable across graphs */
 	FLAME_COLORS_MONO,
+	FLAME_COLORS_BLOCKED,	/* blues by frame kind: time off the CPU */
 };
 
 struct flame_opts {

@@ -21,6 +21,7 @@
  * than the first bucket; buckets rarely hold more than a few entries. */
 #define COUNT_BATCH 1024
 #define STACK_BATCH 64
+#define OFF_BATCH 256
 
 /* The stack of HASH: from the cache (take_stacks copied the store into it
  * at this drain), else looked up in the store (and deleted there). NULL
@@ -239,10 +240,30 @@ static void revisit(struct capture *c, const struct profile_key *k)
 			    ips ? ips + 1 : NULL, ips ? (size_t)ips[0] : 0);
 }
 
-/* Add the COUNT samples of key K to the profile. */
+/* A kernel stack taken by the sched_switch program ends in the frames of
+ * its own call (the tracepoint's glue and BPF programs): N frames without
+ * those, which end in the scheduler. */
+static size_t drop_tracing_frames(const struct prof_frame *frames, size_t n)
+{
+	static const char *const glue[] = { "bpf_prog_", "bpf_trace_run", "__bpf_trace_",
+					    "__traceiter_", "bpf_get_stack", "__bpf_get_stack" };
+	size_t i;
+
+	while (n && frames[n - 1].kind == FRAME_KERNEL) {
+		for (i = 0; i < sizeof(glue) / sizeof(glue[0]); i++)
+			if (!strncmp(frames[n - 1].name, glue[i], strlen(glue[i])))
+				break;
+		if (i == sizeof(glue) / sizeof(glue[0]))
+			break;
+		n--;
+	}
+	return n;
+}
+
+/* Add the COUNT samples (or nanoseconds) of key K to the profile. */
 static int add_key(struct capture *c, const struct profile_key *k, __u64 count)
 {
-	struct prof_frame frames[2 * PROFILE_MAX_DEPTH + 2];
+	struct prof_frame frames[2 * PROFILE_MAX_DEPTH + 3];
 	char comm[PROFILE_COMM_LEN + 1];
 	struct prof_sample smp;
 	size_t n = 0;
@@ -254,6 +275,11 @@ static int add_key(struct capture *c, const struct profile_key *k, __u64 count)
 		err = add_stack_frames(c, k->kstack, true, (pid_t)k->pid, frames, &n);
 	if (err)
 		return err;
+	if (k->flags & PROFILE_KEY_OFFCPU)
+		n = drop_tracing_frames(frames, n);
+	/* wall-clock: time off the CPU shows as a leaf of its own */
+	if (c->meta.mode == PROF_MODE_WALL && (k->flags & PROFILE_KEY_OFFCPU))
+		frames[n++] = (struct prof_frame){ "[off-CPU]", FRAME_UNKNOWN, "", "" };
 	memcpy(comm, k->comm, PROFILE_COMM_LEN);
 	comm[PROFILE_COMM_LEN] = '\0';
 	/* the key names the thread; the process's name is the one its maps
@@ -261,6 +287,77 @@ static int add_key(struct capture *c, const struct profile_key *k, __u64 count)
 	smp = (struct prof_sample){ .pid = k->pid, .tid = k->tid, .thread = comm,
 				    .comm = symbolizer__comm(c->sz, (pid_t)k->pid) };
 	return prof__add(c->prof, &smp, frames, n, count);
+}
+
+/* Call FN on every entry of maps.offstart (the threads off the CPU now),
+ * read in batches without deleting. 0, or a negative errno. */
+static int foreach_offstart(struct capture *c,
+			    int (*fn)(struct capture *c, const struct profile_offstart *st, void *arg),
+			    void *arg)
+{
+	__u32 in = 0, out = 0, cnt, i;
+	bool first = true;
+	int err;
+
+	if (c->maps.offstart < 0)
+		return 0;
+	if (!c->off_keys) {
+		c->off_keys = calloc(OFF_BATCH, sizeof(*c->off_keys));
+		c->off_vals = calloc(OFF_BATCH, sizeof(*c->off_vals));
+		if (!c->off_keys || !c->off_vals)
+			return -ENOMEM;
+	}
+	for (;;) {
+		memset(c->off_vals, 0, OFF_BATCH * sizeof(*c->off_vals));
+		cnt = OFF_BATCH;
+		err = bpf_map_lookup_batch(c->maps.offstart, first ? NULL : &in, &out,
+					   c->off_keys, c->off_vals, &cnt, NULL);
+		err = err ? -errno : 0;
+		for (i = 0; i < cnt && (!err || err == -ENOENT); i++) {
+			int e = fn(c, &c->off_vals[i], arg);
+
+			if (e)
+				return e;
+		}
+		if (err == -ENOENT || (!err && !cnt))
+			return 0;
+		if (err)
+			return err;
+		in = out;
+		first = false;
+	}
+}
+
+/* A thread off the CPU since before this drain keeps its stacks cached
+ * until it runs again, however long that takes: the store gave them up. */
+static int keep_offstart(struct capture *c, const struct profile_offstart *st, void *arg)
+{
+	if (st->ustack)
+		stackcache__get(c->stacks, st->ustack, c->drains);
+	if (st->kstack)
+		stackcache__get(c->stacks, st->kstack, c->drains);
+	return 0;
+}
+
+/* A thread still off the CPU at *NOW: its time so far. */
+static int flush_one(struct capture *c, const struct profile_offstart *st, void *arg)
+{
+	uint64_t now = *(const uint64_t *)arg;
+	struct profile_key k = {
+		.pid = st->pid, .tid = st->tid, .ustack = st->ustack, .kstack = st->kstack,
+		.flags = PROFILE_KEY_OFFCPU | st->state,
+	};
+
+	if (now <= st->ts || now - st->ts < c->meta.min_block_ns)
+		return 0;
+	memcpy(k.comm, st->comm, sizeof(k.comm));
+	c->off_pending++;
+	return add_key(c, &k, now - st->ts);
+}
+
+int capture__flush_offstart(struct capture *c, uint64_t now)
+{
+	return foreach_offstart(c, flush_one, &now);
 }
 
 /* Move every count of map FD into the profile. */
@@ -275,6 +372,8 @@ static int drain_map(struct capture *c, int fd)
 		return (int)got;
 	nkeys = (size_t)got;
 	err = take_stacks(c);
+	if (!err)
+		err = foreach_offstart(c, keep_offstart, NULL);
 	if (err)
 		return err;
 	for (i = 0; i < nkeys; i++) {
@@ -340,6 +439,8 @@ void capture__read_stats(struct capture *c)
 	c->meta.trunc_kstack = sum[PSTAT_KSTACK_TRUNC];
 	c->meta.lost_stacks_full = sum[PSTAT_STACKS_FULL];
 	c->meta.lost_counts_full = sum[PSTAT_COUNTS_FULL] + sum[PSTAT_SCRATCH_ERR];
+	c->meta.off_periods = sum[PSTAT_OFF_COUNTED];
+	c->meta.lost_off_full = sum[PSTAT_OFF_FULL];
 	c->pid_reused = sum[PSTAT_PID_REUSED];
 	c->news_lost = sum[PSTAT_NEW_LOST];
 }
@@ -384,4 +485,8 @@ void capture__free(struct capture *c)
 	free(c->stack_vals);
 	c->stack_keys = NULL;
 	c->stack_vals = NULL;
+	free(c->off_keys);
+	free(c->off_vals);
+	c->off_keys = NULL;
+	c->off_vals = NULL;
 }

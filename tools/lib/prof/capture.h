@@ -41,6 +41,7 @@ struct capture_maps {
 	int stacks;		/* stack store */
 	int stats;		/* per-CPU counters (enum profile_stat) */
 	int news;		/* ring buffer of struct profile_new, -1: none */
+	int offstart;		/* off-CPU: TID -> struct profile_offstart, -1: none */
 	volatile __u32 *active;	/* the global the programs read (mmap'd) */
 };
 
@@ -58,6 +59,7 @@ struct capture {
 	uint64_t pid_reused;	/* samples of another process with a target's PID */
 	uint64_t news_lost;	/* reports of first-sampled processes lost */
 	uint64_t drains;
+	uint64_t off_pending;	/* threads still off the CPU at the end */
 	/* the capture's own */
 	struct ring_buffer *news;	/* processes sampled for the first time */
 	struct profile_key *keys;	/* a drain's counts, read in batches */
@@ -65,6 +67,8 @@ struct capture {
 	size_t keys_cap;
 	__u64 *stack_keys;		/* one batch of the stack store */
 	struct profile_stack *stack_vals;
+	__u32 *off_keys;		/* one batch of maps.offstart */
+	struct profile_offstart *off_vals;
 };
 
 /* Open the reader of maps.news (when not -1), whose reports make the
@@ -81,6 +85,12 @@ int capture__poll(struct capture *c, int ms);
  * profile. Return 0, or a negative errno (-ENOMEM, a bpf() or symbolizer
  * error). */
 int capture__drain(struct capture *c);
+
+/* Off-CPU: count the time of threads still off the CPU at NOW (the BPF
+ * clock, CLOCK_MONOTONIC outside any time namespace) as if they ran again
+ * then, after the last drain, with the programs detached. Return 0, or a
+ * negative errno. */
+int capture__flush_offstart(struct capture *c, uint64_t now);
 
 /* Sum the per-CPU counters into c->meta (samples, stacks lost and
  * truncated), c->pid_reused and c->news_lost. */

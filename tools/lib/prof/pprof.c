@@ -144,7 +144,7 @@ struct pprof {
 	uint64_t *locids;
 	int64_t *values, comments[4];
 	struct strtab st;
-	char cbuf[4][160];
+	char cbuf[4][320];
 	uint32_t *idx;		/* stacks in output order */
 	uint32_t *mapid;	/* the model's mapping id -> pprof's */
 	size_t nline;		/* lines in all, then lines written */
@@ -162,17 +162,33 @@ static int pp_header(struct pprof *b)
 		return -ENOMEM;
 	for (i = 0; i < 3; i++)
 		perftools__profiles__value_type__init(&b->vt[i]);
-	b->vt[0].type = S("samples");
-	b->vt[0].unit = S("count");
-	b->vt[1].type = S("cpu");
-	b->vt[1].unit = S("nanoseconds");
-	b->vt[2] = b->vt[1];
 	b->vtp[0] = &b->vt[0];
 	b->vtp[1] = &b->vt[1];
-	b->pr.n_sample_type = 2;
 	b->pr.sample_type = b->vtp;
 	b->pr.period_type = &b->vt[2];
-	b->pr.period = (int64_t)m->period_ns;
+	if (m->mode == PROF_MODE_HITS) {
+		b->vt[0].type = S("hits");
+		b->vt[0].unit = S("count");
+		b->vt[2] = b->vt[0];
+		b->pr.n_sample_type = 1;
+		b->pr.period = 1;
+	} else if (m->mode == PROF_MODE_CPU) {
+		b->vt[0].type = S("samples");
+		b->vt[0].unit = S("count");
+		b->vt[1].type = S("cpu");
+		b->vt[1].unit = S("nanoseconds");
+		b->vt[2] = b->vt[1];
+		b->pr.n_sample_type = 2;
+		b->pr.period = (int64_t)m->period_ns;
+	} else {
+		/* one value: the time, as pprof's other off-CPU and wall
+		 * profilers write it */
+		b->vt[0].type = S(m->mode == PROF_MODE_OFFCPU ? "off_cpu" : "wall");
+		b->vt[0].unit = S("nanoseconds");
+		b->vt[2] = b->vt[0];
+		b->pr.n_sample_type = 1;
+		b->pr.period = 1;
+	}
 	b->pr.time_nanos = (int64_t)m->time_ns;
 	b->pr.duration_nanos = (int64_t)m->duration_ns;
 	return 0;
@@ -365,7 +381,7 @@ static void pp_samples(struct pprof *b)
 		b->values[2 * i] = (int64_t)s->count;
 		b->values[2 * i + 1] = (int64_t)(s->count * p->meta.period_ns);
 		sm->value = &b->values[2 * i];
-		sm->n_value = 2;
+		sm->n_value = p->meta.mode == PROF_MODE_CPU ? 2 : 1;
 		for (j = 0; j < 4; j++) {
 			perftools__profiles__label__init(&lb[j]);
 			b->labelp[4 * i + j] = &lb[j];
@@ -392,9 +408,19 @@ static int pp_comments(struct pprof *b)
 	const struct prof_meta *m = &b->p->meta;
 	size_t i;
 
-	snprintf(b->cbuf[0], sizeof(b->cbuf[0]),
-		 "sidescope: %llu samples counted in BPF, %llu in profile",
-		 (unsigned long long)m->samples, (unsigned long long)b->p->total);
+	if (m->mode == PROF_MODE_CPU || m->mode == PROF_MODE_HITS)
+		snprintf(b->cbuf[0], sizeof(b->cbuf[0]),
+			 "sidescope: %llu samples counted in BPF, %llu in profile",
+			 (unsigned long long)m->samples, (unsigned long long)b->p->total);
+	else
+		snprintf(b->cbuf[0], sizeof(b->cbuf[0]),
+			 "sidescope: %s profile, %llu samples and %llu off-CPU periods (%s, at least "
+			 "%llu ns) counted in BPF, %llu ns in profile; missed context switches %llu, "
+			 "periods lost to a full start map %llu", prof__mode_name(m->mode),
+			 (unsigned long long)m->samples, (unsigned long long)m->off_periods,
+			 prof__states_name(m->off_states), (unsigned long long)m->min_block_ns,
+			 (unsigned long long)b->p->total, (unsigned long long)m->missed_switches,
+			 (unsigned long long)m->lost_off_full);
 	snprintf(b->cbuf[1], sizeof(b->cbuf[1]),
 		 "lost: user stack errors %llu, kernel stack errors %llu, stack store full %llu, count map full %llu, missing stacks %llu",
 		 (unsigned long long)m->lost_ustack, (unsigned long long)m->lost_kstack,

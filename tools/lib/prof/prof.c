@@ -412,6 +412,39 @@ size_t prof__nstacks(const struct prof *p)
 	return p->nstacks;
 }
 
+bool prof__timed(const struct prof *p)
+{
+	return p->meta.mode == PROF_MODE_OFFCPU || p->meta.mode == PROF_MODE_WALL;
+}
+
+uint64_t prof__shown(const struct prof *p, uint64_t count)
+{
+	return prof__timed(p) ? (count + 500) / 1000 : count;
+}
+
+const char *prof__mode_name(enum prof_mode m)
+{
+	return m == PROF_MODE_OFFCPU ? "off-CPU" : m == PROF_MODE_WALL ? "wall-clock" :
+	       m == PROF_MODE_HITS ? "uprobe" : "CPU";
+}
+
+const char *prof__states_name(unsigned int states)
+{
+	switch (states & (PROF_STATE_RUNNABLE | PROF_STATE_SLEEP | PROF_STATE_DISK)) {
+	case PROF_STATE_SLEEP:
+		return "interruptible sleep (S)";
+	case PROF_STATE_DISK:
+		return "uninterruptible sleep (D)";
+	case PROF_STATE_SLEEP | PROF_STATE_DISK:
+		return "blocked (S and D)";
+	case PROF_STATE_RUNNABLE:
+		return "waiting for a CPU";
+	case PROF_STATE_RUNNABLE | PROF_STATE_SLEEP | PROF_STATE_DISK:
+		return "blocked or waiting for a CPU";
+	}
+	return "some states";
+}
+
 const char *frame_kind_suffix(enum frame_kind k)
 {
 	switch (k) {

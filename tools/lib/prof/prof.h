@@ -46,8 +46,31 @@ struct prof_sample {
 				 * stacks and flame graphs (perf's comm) */
 };
 
+/* What a profile's counts are. */
+enum prof_mode {
+	PROF_MODE_CPU = 0,	/* on-CPU samples */
+	PROF_MODE_OFFCPU,	/* nanoseconds off the CPU (blocked or waiting) */
+	PROF_MODE_WALL,		/* nanoseconds: on-CPU samples weigh their period,
+				 * plus the time off the CPU */
+	PROF_MODE_HITS,		/* probe hits (uprobe --stacks) */
+};
+
+/* Off-CPU thread states (prof_meta.off_states), as bpf/profile.h's
+ * PROFILE_STATE_*. */
+#define PROF_STATE_RUNNABLE 0x1u	/* preempted: waiting for a CPU */
+#define PROF_STATE_SLEEP 0x2u		/* interruptible sleep (S) */
+#define PROF_STATE_DISK 0x4u		/* uninterruptible sleep (D) */
+
 /* What the capture saw and lost; written into every output. */
 struct prof_meta {
+	enum prof_mode mode;
+	unsigned int off_states;	/* off-CPU and wall: PROF_STATE_* counted */
+	uint64_t min_block_ns;		/* off-CPU: shorter periods left out */
+	uint64_t off_periods;		/* off-CPU periods counted by BPF */
+	uint64_t lost_off_full;		/* periods lost: the start map was full */
+	uint64_t missed_switches;	/* context switches the program missed */
+	uint64_t off_pending;		/* threads still off the CPU at the end,
+					 * counted up to the end */
 	unsigned int hz;
 	uint64_t period_ns;
 	uint64_t time_ns;	/* wall-clock start (ns since the epoch) */
@@ -102,6 +125,16 @@ int prof__write_json(const struct prof *p, FILE *f);
 int prof__write_svg(const struct prof *p, FILE *f, const char *title);
 /* Functions by self and total samples, at most LIMIT rows, 80 columns. */
 int prof__write_top(const struct prof *p, FILE *f, size_t limit);
+
+/* Whether P's counts are nanoseconds (off-CPU, wall) rather than samples. */
+bool prof__timed(const struct prof *p);
+/* What a writer shows of COUNT: samples, or microseconds (rounded) when
+ * the counts are nanoseconds, as bcc's offcputime -f. */
+uint64_t prof__shown(const struct prof *p, uint64_t count);
+/* "CPU", "off-CPU", "wall-clock" or "uprobe". */
+const char *prof__mode_name(enum prof_mode m);
+/* The off-CPU states STATES counts, in words: "blocked (S, D)", ... */
+const char *prof__states_name(unsigned int states);
 
 /* The folded-stack suffix of a kind: "_[k]", "_[j]", "_[r]" or "". */
 const char *frame_kind_suffix(enum frame_kind k);

@@ -44,6 +44,9 @@ int prof__write_folded(const struct prof *p, FILE *f)
 
 		for (k = i + 1; k < p->nstacks && prof__same(p, idx[i], idx[k], p->split); k++)
 			count += p->stacks[idx[k]].count;
+		count = prof__shown(p, count);
+		if (!count)
+			continue;	/* under half a microsecond */
 		put_folded_name(f, r[0] ? r : "[unknown]");
 		for (j = 0; j < s->n; j++) {
 			const struct prof_func *fn = prof__frame_func(p, s, j);
@@ -83,6 +86,26 @@ static void json_meta(FILE *f, const struct prof_meta *m, uint64_t total)
 
 	json__init(&j, f);
 	json__obj(&j);
+	json_str(&j, "mode", m->mode == PROF_MODE_OFFCPU ? "off-cpu" :
+			     m->mode == PROF_MODE_WALL ? "wall" :
+			     m->mode == PROF_MODE_HITS ? "hits" : "cpu");
+	/* what "count" is in "stacks" */
+	json_str(&j, "unit", m->mode == PROF_MODE_CPU ? "samples" :
+			     m->mode == PROF_MODE_HITS ? "hits" : "nanoseconds");
+	if ((m->mode == PROF_MODE_OFFCPU || m->mode == PROF_MODE_WALL)) {
+		json__key(&j, "states");
+		json__arr(&j);
+		if (m->off_states & PROF_STATE_RUNNABLE)
+			json__str(&j, "runnable");
+		if (m->off_states & PROF_STATE_SLEEP)
+			json__str(&j, "interruptible");
+		if (m->off_states & PROF_STATE_DISK)
+			json__str(&j, "uninterruptible");
+		json__end(&j);
+		json_u64(&j, "min_block_ns", m->min_block_ns);
+		json_u64(&j, "off_cpu_periods", m->off_periods);
+		json_u64(&j, "still_off_cpu_at_end", m->off_pending);
+	}
 	json_u64(&j, "hz", m->hz);
 	json_u64(&j, "period_ns", m->period_ns);
 	json_u64(&j, "time_ns", m->time_ns);
@@ -96,6 +119,10 @@ static void json_meta(FILE *f, const struct prof_meta *m, uint64_t total)
 	json_u64(&j, "stack_store_full", m->lost_stacks_full);
 	json_u64(&j, "count_map_full", m->lost_counts_full);
 	json_u64(&j, "missing_stacks", m->missing_stacks);
+	if ((m->mode == PROF_MODE_OFFCPU || m->mode == PROF_MODE_WALL)) {
+		json_u64(&j, "off_cpu_start_map_full", m->lost_off_full);
+		json_u64(&j, "missed_switches", m->missed_switches);
+	}
 	json__end(&j);
 	json__key(&j, "truncated");
 	json__obj(&j);
@@ -191,6 +218,37 @@ static int cmp_top(const void *a, const void *b)
 	return x->fid < y->fid ? -1 : x->fid > y->fid;
 }
 
+/* The top table's first lines: what was counted, the column names. */
+static void top_header(const struct prof *p, FILE *f)
+{
+	const struct prof_meta *m = &p->meta;
+
+	if (m->mode == PROF_MODE_OFFCPU)
+		fprintf(f, "%.3f s off-CPU, %s, over %.1f s; times in ms\n", p->total / 1e9,
+			prof__states_name(m->off_states), m->duration_ns / 1e9);
+	else if (m->mode == PROF_MODE_WALL)
+		fprintf(f, "%.3f s of wall-clock time (on-CPU at %u Hz and off-CPU) over %.1f s; "
+			"times in ms\n", p->total / 1e9, m->hz, m->duration_ns / 1e9);
+	else if (m->mode == PROF_MODE_HITS)
+		fprintf(f, "%llu hits over %.1f s\n", (unsigned long long)p->total,
+			m->duration_ns / 1e9);
+	else
+		fprintf(f, "%llu samples at %u Hz over %.1f s\n", (unsigned long long)p->total,
+			m->hz, m->duration_ns / 1e9);
+	fprintf(f, "%6s %7s %6s %7s  %s\n", "SELF%", "SELF", "TOTAL%", "TOTAL", "FUNCTION");
+}
+
+/* A SELF or TOTAL cell, 7 columns: samples, or milliseconds. */
+static void top_value(const struct prof *p, FILE *f, uint64_t v)
+{
+	double ms = v / 1e6;
+
+	if (!prof__timed(p))
+		fprintf(f, "%7llu", (unsigned long long)v);
+	else
+		fprintf(f, ms < 10000 ? "%7.1f" : "%7.0f", ms);
+}
+
 int prof__write_top(const struct prof *p, FILE *f, size_t limit)
 {
 	struct top_row *rows = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*rows));
@@ -219,9 +277,7 @@ int prof__write_top(const struct prof *p, FILE *f, size_t limit)
 		}
 	}
 	qsort(rows, p->nfuncs, sizeof(*rows), cmp_top);
-	fprintf(f, "%llu samples at %u Hz over %.1f s\n", (unsigned long long)p->total,
-		p->meta.hz, p->meta.duration_ns / 1e9);
-	fprintf(f, "%6s %7s %6s %7s  %s\n", "SELF%", "SELF", "TOTAL%", "TOTAL", "FUNCTION");
+	top_header(p, f);
 	for (i = 0; i < p->nfuncs && i < limit; i++) {
 		const struct prof_func *fn = &p->funcs[rows[i].fid];
 		char joined[256], name[ESCAPE_MAX(48) + 1];
@@ -233,9 +289,11 @@ int prof__write_top(const struct prof *p, FILE *f, size_t limit)
 		snprintf(joined, sizeof(joined), "%s%s", fn->name, frame_kind_suffix(fn->kind));
 		/* 6+1+7+1+6+1+7+2 = 31 columns before the name; 80 in all */
 		escape__str(name, sizeof(name), joined, strlen(joined), 48, 0);
-		fprintf(f, "%5.1f%% %7llu %5.1f%% %7llu  %s\n", 100.0 * rows[i].self / tot,
-			(unsigned long long)rows[i].self, 100.0 * rows[i].total / tot,
-			(unsigned long long)rows[i].total, name);
+		fprintf(f, "%5.1f%% ", 100.0 * rows[i].self / tot);
+		top_value(p, f, rows[i].self);
+		fprintf(f, " %5.1f%% ", 100.0 * rows[i].total / tot);
+		top_value(p, f, rows[i].total);
+		fprintf(f, "  %s\n", name);
 	}
 	err = prof__finish(f);
 cleanup:

@@ -774,7 +774,14 @@ static int run_capture(struct profiler *pr, uint64_t t0)
 	bool tty = isatty(STDERR_FILENO);
 	int err = 0;
 
-	p_debug("sampling at %llu Hz on %d CPUs", (unsigned long long)pr->env.hz, pr->nlinks);
+	if (pr->env.mode == PROF_MODE_OFFCPU)
+		p_debug("tracing context switches");
+	else if (pr->env.mode == PROF_MODE_WALL)
+		p_debug("tracing context switches, sampling at %llu Hz on %d CPUs",
+			(unsigned long long)pr->env.hz, pr->nlinks);
+	else
+		p_debug("sampling at %llu Hz on %d CPUs", (unsigned long long)pr->env.hz,
+			pr->nlinks);
 	while (!run__stop) {
 		now = now_ns();
 		if (secs && now - t0 >= secs * 1000000000ull)

@@ -36,7 +36,8 @@ static const struct cli_opt opts[] = {
 	{ OPT_INV, "inverted", NULL, "icicle graph: the root at the top" },
 	{ OPT_REV, "reverse", NULL, "merge stacks by their leaf: callers above callees" },
 	{ OPT_COLORS, "colors", "SCHEME", "kind (by frame kind, default), hash (stable colour\n"
-					  "per name across graphs) or mono" },
+					  "per name across graphs), mono, or blocked (blues\n"
+					  "by kind, for off-CPU time)" },
 	{ OPT_COLORS, "colours", "SCHEME", NULL },
 	{ OPT_UNIT, "unit", "NAME", "what counts measure (default: samples)" },
 	{ OPT_DIFF, "diff", NULL, "two INPUTs, BEFORE and AFTER: a differential graph" },
@@ -316,8 +317,11 @@ static int parse_opt(void *ctx, int c, const char *arg)
 			fo->colors = FLAME_COLORS_HASH;
 		else if (strcmp(optarg, "mono") == 0)
 			fo->colors = FLAME_COLORS_MONO;
+		else if (strcmp(optarg, "blocked") == 0)
+			fo->colors = FLAME_COLORS_BLOCKED;
 		else
-			return usage_error("unknown colour scheme '%s' (kind, hash or mono)", optarg);
+			return usage_error("unknown colour scheme '%s' (kind, hash, mono or blocked)",
+					   optarg);
 		break;
 	case OPT_UNIT:
 		env->unit = optarg;

@@ -47,6 +47,14 @@ like "$(cat "$T/least.folded")" ";main;run_jitted;Jit" "profile: ELF and perf-ma
 unlike "$(cat "$T/err")" "unreadable" "profile: every binary readable"
 is "$(stat -c %a "$T/least.folded") $(stat -c %a "$T/least.pb.gz")" "640 640" "profile: outputs are 0640"
 
+with_caps "$LEAST_CAPS" "$SIDESCOPE" profile --off-cpu -p "$jit" -d 1 -o "$T/off.folded" \
+	2> "$T/err"
+is "$?" 0 "profile --off-cpu: runs with only $LEAST_CAPS (the sched_switch tracepoint)"
+with_caps "$LEAST_CAPS" "$SIDESCOPE" profile --wall -p "$jit" -d 1 -o "$T/wall.folded" \
+	2> "$T/err"
+is "$?" 0 "profile --wall: runs with only $LEAST_CAPS"
+like "$(cat "$T/wall.folded")" ";main;run_jitted;Jit" "profile --wall: ELF and perf-map frames named"
+
 with_caps "bpf,perfmon" "$SIDESCOPE" profile -p "$jit" -d 1 -o "$T/noptrace.folded" 2> "$T/err"
 is "$?" 0 "profile without CAP_SYS_PTRACE: still a profile"
 like "$(cat "$T/noptrace.folded")" "Jit" "profile without CAP_SYS_PTRACE: perf-map frames still named"

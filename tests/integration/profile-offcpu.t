@@ -90,6 +90,9 @@ like "$raw" "off_cpu/nanoseconds" "pprof values are nanoseconds"
 xmllint --noout "$T/off.svg" 2>"$T/xml.err"
 ok $? "the flame graph is well-formed XML"
 like "$(cat "$T/off.svg")" "off-CPU time: [0-9.]+ s" "the flame graph says it shows off-CPU time"
+"$SIDESCOPE" flame --colors blocked --unit us "$T/off.folded" -o "$T/again.svg" 2>"$T/fl.err" &&
+	xmllint --noout "$T/again.svg"
+ok $? "flame --colors blocked draws the folded off-CPU stacks"
 is "$(jq -r '.meta.mode + " " + .meta.unit' "$T/off.json")" "off-cpu nanoseconds" \
 	"JSON: mode and unit"
 is "$(jq '.meta.lost.missed_switches + .meta.lost.off_cpu_start_map_full' "$T/off.json")" 0 \
@@ -113,6 +116,15 @@ ok "$([ "$(us_of "$T/s.folded" blocker_sleep)" -gt 500000 ] &&
 ok "$([ "$(thread_us "$T/m.folded" vforker)" -gt 500000 ] &&
 	[ "$(thread_us "$T/m.folded" sleeper)" -eq 0 ]; echo $?)" \
 	"--min-block 150000: the 200 ms waits stay, the 45 ms sleeps go"
+"$SIDESCOPE" profile -v --off-cpu -p "$c" -d 0 -o "$T/int.folded" -o "$T/int.pb.gz" \
+	2>"$T/int.err" & prof=$!
+wait_for_grep "$T/int.err" "tracing context switches" 15
+sleep 1
+kill -INT "$prof"
+wait "$prof"
+is "$?" 0 "-d 0 ended by SIGINT: exit 0"
+ok "$([ "$(thread_us "$T/int.folded" sleeper)" -gt 100000 ] && [ -s "$T/int.pb.gz" ]; echo $?)" \
+	"SIGINT: the outputs hold what was collected"
 "$SIDESCOPE" profile --off-cpu --split tid -p "$c" -d 1 -o "$T/t.folded" 2>"$T/t.err"
 like "$(cat "$T/t.folded")" "^sleeper-$c/[0-9]+;" "--split tid: one root per thread"
 kill "$c"

@@ -38,6 +38,8 @@ const volatile __u64 sample_weight = 1;
 /* off-CPU: the states that count (PROFILE_STATE_*), the shortest period */
 const volatile __u32 off_states = PROFILE_STATE_ALL;
 const volatile __u64 min_block_ns = 1000;
+/* off-CPU: also the stacks of the task that woke each thread */
+const volatile bool want_wakers = false;
 
 /* which count map the programs fill; flipped by user space */
 volatile __u32 active = 0;
@@ -85,6 +87,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct profile_offstart);
 } offstart SEC(".maps");
+
+/* kernel TID -> who woke it (--wakers), from its wakeup until it runs */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);	/* set from user space */
+	__type(key, __u32);
+	__type(value, struct profile_waker);
+} wakers SEC(".maps");
 
 struct counts_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -321,11 +331,46 @@ static __always_inline void switch_in(struct task_struct *next)
 	key.flags = PROFILE_KEY_OFFCPU | st->state;
 	__builtin_memcpy(key.comm, st->comm, sizeof(key.comm));
 	bpf_map_delete_elem(&offstart, &tid);
+	if (want_wakers) {
+		struct profile_waker *w = bpf_map_lookup_elem(&wakers, &tid);
+
+		if (w) {
+			key.waker_pid = w->pid;
+			key.waker_ustack = w->ustack;
+			key.waker_kstack = w->kstack;
+			__builtin_memcpy(key.waker_comm, w->comm, sizeof(key.waker_comm));
+			bpf_map_delete_elem(&wakers, &tid);
+		}
+	}
 	if (delta < min_block_ns)
 		return;
 	stat_inc(PSTAT_OFF_COUNTED);
 	if (map_add(active_counts(), &key, delta))
 		stat_inc(PSTAT_COUNTS_FULL);
+}
+
+/* --wakers: the current task wakes P. When P is a target thread off the
+ * CPU, note the current task's stacks (an interrupt's wakeup shows the
+ * interrupted task, or the idle task: its kernel stack). */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(on_wakeup, struct task_struct *p)
+{
+	__u32 tid = BPF_CORE_READ(p, pid);
+	struct profile_waker w = {};
+	struct bpf_pidns_info ns = {};
+
+	if (!bpf_map_lookup_elem(&offstart, &tid))
+		return 0;
+	if (pidns_current(pidns_dev, pidns_ino, &ns) == 0)
+		w.pid = ns.tgid;
+	bpf_get_current_comm(w.comm, sizeof(w.comm));
+	if (want_user && w.pid)
+		w.ustack = take_stack_tp(ctx, 0, BPF_F_USER_STACK);
+	if (want_kernel)
+		w.kstack = take_stack_tp(ctx, 1, 0);
+	if (bpf_map_update_elem(&wakers, &tid, &w, BPF_ANY))
+		stat_inc(PSTAT_WAKER_FULL);
+	return 0;
 }
 
 /* Before 5.14 the state was a long named "state". */

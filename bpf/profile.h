@@ -45,6 +45,7 @@ enum profile_stat {
 	PSTAT_NEW_LOST,		/* new-process report lost: ring buffer full */
 	PSTAT_OFF_COUNTED,	/* off-CPU periods counted */
 	PSTAT_OFF_FULL,		/* off-CPU start map full: a period lost */
+	PSTAT_WAKER_FULL,	/* --wakers: waker map full, a waker not known */
 	PSTAT_MAX,
 };
 
@@ -56,7 +57,20 @@ struct profile_key {
 	__u64 kstack;
 	char comm[PROFILE_COMM_LEN];	/* the thread's name */
 	__u32 flags;	/* PROFILE_KEY_*; 0 for on-CPU samples */
+	__u32 waker_pid;	/* --wakers: the process that woke the thread */
+	__u64 waker_ustack;	/* and its stacks as it did, 0: none */
+	__u64 waker_kstack;
+	char waker_comm[PROFILE_COMM_LEN];	/* "": not known */
+};
+
+/* --wakers: who woke a thread off the CPU, by its kernel TID, until it
+ * runs. */
+struct profile_waker {
+	__u64 ustack;
+	__u64 kstack;
+	__u32 pid;	/* in the sidecar's namespace, 0: not visible there */
 	__u32 reserved;
+	char comm[PROFILE_COMM_LEN];
 };
 
 /* Where and when a thread left the CPU (off-CPU and wall modes), by its

@@ -60,7 +60,7 @@ struct env {
 	bool all, user_only, kernel_only, json;
 	enum prof_mode mode;	/* --off-cpu, --wall */
 	unsigned int states;	/* --state: PROF_STATE_* */
-	bool hz_given, states_given, min_given, wall_given;
+	bool hz_given, states_given, min_given, wall_given, wakers;
 	uint64_t hz, secs, max_stacks, min_block_us, max_threads;
 	unsigned int split;	/* PROF_SPLIT_* */
 	const struct prof_writer *forced;	/* --format */
@@ -79,13 +79,13 @@ struct profiler {
 	char title[128];	/* the flame graph's */
 	struct capture c;
 	struct profile_bpf *skel;
-	struct bpf_link **links, *exec_link, *switch_link;
+	struct bpf_link **links, *exec_link, *switch_link, *wakeup_link;
 	int nlinks;
 };
 
 enum { OPT_CGROUP = 256, OPT_FORMAT, OPT_USER, OPT_KERNEL, OPT_MAX_STACKS,
        OPT_MAX_PERF_MAP, OPT_SPLIT, OPT_JSON, OPT_OFFCPU, OPT_WALL, OPT_STATE, OPT_MIN_BLOCK,
-       OPT_MAX_THREADS };
+       OPT_MAX_THREADS, OPT_WAKERS };
 
 static const struct cli_opt opts[] = {
 	{ 'p', "pid", "PIDS", "profile these processes (comma-separated); a PID means\n"
@@ -107,6 +107,8 @@ static const struct cli_opt opts[] = {
 				       "also time runnable but waiting for a CPU)" },
 	{ OPT_MIN_BLOCK, "min-block", "US", "--off-cpu: leave out periods shorter than US\n"
 					    "microseconds (default 1)" },
+	{ OPT_WAKERS, "wakers", NULL, "--off-cpu: also the stack of the task that woke each\n"
+				      "thread, above \"--\" (as bcc's offwaketime)" },
 	{ OPT_MAX_THREADS, "max-threads", "N", "--off-cpu/--wall: threads off the CPU at one time\n"
 					       "that are tracked (default 16384)" },
 	{ 'd', "duration", "S", "seconds to sample (default 30; 0: until SIGINT/SIGTERM)" },
@@ -136,7 +138,8 @@ static const struct cli cli = {
 "\n"
 "USAGE: sidescope profile [-p PID[,PID...]] [-n NAME] [--cgroup PATH] [-a]\n"
 "                         [-F HZ] [-d SECONDS] [-o FILE]... [--format FMT]\n"
-"                         [--off-cpu [--state STATE] [--min-block US] | --wall]\n"
+"                         [--off-cpu [--state STATE] [--min-block US] [--wakers]\n"
+"                          | --wall]\n"
 "                         [--user-only|--kernel-only] [-v]\n"
 "\n"
 "Samples on-CPU stacks with BPF (software cpu-clock, every CPU), counts them\n"
@@ -168,7 +171,8 @@ static const struct cli cli = {
 "  sidescope profile -p 7 -d 0 -o cpu.pb.gz          # until Ctrl-C/SIGTERM\n"
 "  sidescope profile -p 7 --off-cpu -d 10 -o off.svg # where threads block\n"
 "  sidescope profile -n dotnet --off-cpu --state uninterruptible --min-block 1000\n"
-"  sidescope profile -p 7 --wall --split tid -o wall.folded # per thread\n",
+"  sidescope profile -p 7 --wall --split tid -o wall.folded # per thread\n"
+"  sidescope profile -p 7 --off-cpu --wakers -o wake.svg # and who woke them\n",
 	.col = 22,
 };
 
@@ -226,6 +230,9 @@ static int parse_opt(void *ctx, int opt, const char *arg)
 		if (parse_u64(arg, 0, 3600ull * 1000000, &env->min_block_us))
 			return usage_error("invalid --min-block '%s' (microseconds)", arg);
 		env->min_given = true;
+		return 0;
+	case OPT_WAKERS:
+		env->wakers = true;
 		return 0;
 	case OPT_MAX_THREADS:
 		if (parse_u64(arg, 16, 1u << 20, &env->max_threads))
@@ -312,10 +319,10 @@ static int check_mode(struct env *env)
 				   "both)");
 	if (env->wall_given)
 		env->mode = PROF_MODE_WALL;
-	if (env->mode != PROF_MODE_OFFCPU && (env->states_given || env->min_given))
+	if (env->mode != PROF_MODE_OFFCPU && (env->states_given || env->min_given || env->wakers))
 		return usage_error("--%s needs --off-cpu%s", env->states_given ? "state" :
-				   "min-block", env->mode == PROF_MODE_WALL ?
-				   " (--wall counts every moment)" : "");
+				   env->min_given ? "min-block" : "wakers",
+				   env->mode == PROF_MODE_WALL ? " (--wall counts every moment)" : "");
 	if (env->mode == PROF_MODE_OFFCPU && env->hz_given)
 		return usage_error("-F does not apply to --off-cpu: every context switch "
 				   "counts (use --wall for samples and switches)");
@@ -602,6 +609,9 @@ static int open_load_bpf(struct profiler *pr)
 	/* the sched_switch program only where it is used: nothing to verify,
 	 * nothing to need, for CPU profiles */
 	bpf_program__set_autoload(skel->progs.on_switch, env->mode != PROF_MODE_CPU);
+	bpf_program__set_autoload(skel->progs.on_wakeup, env->wakers);
+	skel->rodata->want_wakers = env->wakers;
+	bpf_map__set_max_entries(skel->maps.wakers, env->wakers ? (__u32)env->max_threads : 1);
 	bpf_map__set_max_entries(skel->maps.offstart, env->mode != PROF_MODE_CPU ?
 				 (__u32)env->max_threads : 1);
 	bpf_map__set_max_entries(skel->maps.pids, env->npids > 0 ? env->npids : 1);
@@ -706,6 +716,15 @@ static int attach_bpf(struct profiler *pr)
 		if (!pr->switch_link) {
 			err = errno;
 			p_err("cannot attach to the sched_switch tracepoint: %s%s", strerror(err),
+			      cap_hint(PRIVHINT_BPF, err));
+			return -1;
+		}
+	}
+	if (env->wakers) {
+		pr->wakeup_link = bpf_program__attach(skel->progs.on_wakeup);
+		if (!pr->wakeup_link) {
+			err = errno;
+			p_err("cannot attach to the sched_wakeup tracepoint: %s%s", strerror(err),
 			      cap_hint(PRIVHINT_BPF, err));
 			return -1;
 		}
@@ -855,6 +874,8 @@ static int stop_capture(struct profiler *pr, uint64_t t0)
 	pr->nlinks = 0;
 	bpf_link__destroy(pr->switch_link);
 	pr->switch_link = NULL;
+	bpf_link__destroy(pr->wakeup_link);
+	pr->wakeup_link = NULL;
 	bpf_link__destroy(pr->exec_link);
 	pr->exec_link = NULL;
 	pr->c.meta.duration_ns = now_ns() - t0;
@@ -897,6 +918,7 @@ static void report_losses(const struct prof_meta *m)
 	add_count(lost, sizeof(lost), "off-CPU periods (too many threads off the CPU at once)",
 		  m->lost_off_full);
 	add_count(lost, sizeof(lost), "context switches missed", m->missed_switches);
+	add_count(lost, sizeof(lost), "wakers (too many at once)", m->lost_wakers);
 	add_count(cut, sizeof(cut), "user", m->trunc_ustack);
 	add_count(cut, sizeof(cut), "kernel", m->trunc_kstack);
 	if (lost[0] && cut[0])
@@ -1015,6 +1037,7 @@ static void cleanup(struct profiler *pr)
 	free(pr->links);
 	bpf_link__destroy(pr->exec_link);
 	bpf_link__destroy(pr->switch_link);
+	bpf_link__destroy(pr->wakeup_link);
 	capture__free(&pr->c);
 	profile_bpf__destroy(pr->skel);
 	stackcache__free(pr->c.stacks);

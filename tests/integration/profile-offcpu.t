@@ -127,6 +127,16 @@ ok "$([ "$(thread_us "$T/int.folded" sleeper)" -gt 100000 ] && [ -s "$T/int.pb.g
 	"SIGINT: the outputs hold what was collected"
 "$SIDESCOPE" profile --off-cpu --split tid -p "$c" -d 1 -o "$T/t.folded" 2>"$T/t.err"
 like "$(cat "$T/t.folded")" "^sleeper-$c/[0-9]+;" "--split tid: one root per thread"
+"$SIDESCOPE" profile --off-cpu --wakers -p "$c" -d 2 -o "$T/wk.folded" -o "$T/wk.svg" \
+	2>"$T/wk.err"
+is "$?" 0 "--wakers"
+grep -Eq '^reader;.*;read;.*;--;.*pipe_write_\[k\];.*;feeder [0-9]+$' "$T/wk.folded"
+ok $? "--wakers: the pipe's reader was woken by the feeder's write, its stack above --"
+grep -Eq '^sleeper;.*blocker_sleep;.*;--;.*hrtimer_wakeup_\[k\];.*;\[interrupt\] [0-9]+$' \
+	"$T/wk.folded"
+ok $? "--wakers: a sleep ends in the timer interrupt, not in the task it interrupted"
+xmllint --noout "$T/wk.svg"
+ok $? "--wakers: the flame graph is well-formed"
 kill "$c"
 
 # ---- wall clock ------------------------------------------------------------
@@ -141,8 +151,8 @@ diag "waller: on the CPU $spin us, asleep $slept us"
 ok "$([ $((spin * 100)) -ge $(((spin + slept) * 18)) ] &&
 	[ $((spin * 100)) -le $(((spin + slept) * 33)) ]; echo $?)" \
 	"a thread on the CPU a quarter of the time: about 1:3 (18-33% on-CPU)"
-like "$(grep ';blocker_wall_sleep;' "$T/w.folded" | head -n 1)" ";\[off-CPU\] [0-9]+$" \
-	"its sleep ends in the leaf [off-CPU]"
+grep -Eq ';blocker_wall_sleep;.*;\[off-CPU\] [0-9]+$' "$T/w.folded"
+ok $? "its sleep ends in the leaf [off-CPU]"
 total=$(awk '/^waller;/ { s += $NF } END { print s + 0 }' "$T/w.folded")
 ok "$(within 10 "$total" 4000000; echo $?)" "the thread's total is its wall-clock time ($total us of 4 s)"
 is "$(jq -r .meta.mode "$T/w.json")" wall "JSON: mode wall"
@@ -177,7 +187,7 @@ wait "$pp"
 
 # ---- usage ------------------------------------------------------------------
 for args in "--state both -a" "--min-block 5 -a" "--off-cpu -F 99 -a" "--off-cpu --wall -a" \
-	"--off-cpu --state idle -a" "--wall --state both -a"; do
+	"--off-cpu --state idle -a" "--wall --state both -a" "--wakers -a"; do
 	# shellcheck disable=SC2086
 	"$SIDESCOPE" profile $args -d 1 >/dev/null 2>"$T/u.err"
 	is "$?" 2 "usage error: $args"

@@ -260,10 +260,72 @@ static size_t drop_tracing_frames(const struct prof_frame *frames, size_t n)
 	return n;
 }
 
+/* The outermost of FRAMES (N, outermost first) that enters an interrupt
+ * or a softirq, or NULL. */
+static const struct prof_frame *interrupt_entry(const struct prof_frame *frames, size_t n)
+{
+	static const char *const entry[] = { "asm_sysvec_", "asm_common_interrupt", "__do_softirq",
+					     "handle_softirqs", "irq_exit" };
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		if (frames[i].kind != FRAME_KERNEL)
+			continue;
+		for (j = 0; j < sizeof(entry) / sizeof(entry[0]); j++)
+			if (!strncmp(frames[i].name, entry[j], strlen(entry[j])))
+				return &frames[i];
+	}
+	return NULL;
+}
+
+/* --wakers: after the woken thread's stack, "--", then the waker's stack
+ * leaf first and its name, as bcc's offwaketime folds them: in a flame
+ * graph the waker stands upside down on the stack it woke. */
+static int add_waker_frames(struct capture *c, const struct profile_key *k,
+			    struct prof_frame *frames, size_t *n)
+{
+	const struct prof_frame *irq;
+	const uint64_t *ips;
+	size_t from, i, j;
+	int err;
+
+	frames[(*n)++] = (struct prof_frame){ "--", FRAME_UNKNOWN, "", "" };
+	from = *n;
+	if (k->waker_pid) {
+		ips = k->waker_ustack ? stackcache__get(c->stacks, k->waker_ustack, c->drains) : NULL;
+		symbolizer__revisit(c->sz, (pid_t)k->waker_pid, 0, ips ? ips + 1 : NULL,
+				    ips ? (size_t)ips[0] : 0);
+	}
+	err = add_stack_frames(c, k->waker_ustack, false, (pid_t)k->waker_pid, frames, n);
+	if (!err)
+		err = add_stack_frames(c, k->waker_kstack, true, (pid_t)k->waker_pid, frames, n);
+	if (err)
+		return err;
+	*n = from + drop_tracing_frames(frames + from, *n - from);
+	irq = interrupt_entry(frames + from, *n - from);
+	if (irq) {
+		/* woken in an interrupt: the task it interrupted did not wake
+		 * anyone; from the interrupt's entry on only */
+		memmove(frames + from, irq, (size_t)(frames + *n - irq) * sizeof(*frames));
+		*n -= (size_t)(irq - (frames + from));
+	}
+	for (i = from, j = *n; i + 1 < j; i++, j--) {
+		struct prof_frame t = frames[i];
+
+		frames[i] = frames[j - 1];
+		frames[j - 1] = t;
+	}
+	memcpy(c->waker_comm, k->waker_comm, PROFILE_COMM_LEN);
+	c->waker_comm[PROFILE_COMM_LEN] = '\0';
+	frames[(*n)++] = (struct prof_frame){ irq ? "[interrupt]" : c->waker_comm, FRAME_UNKNOWN,
+					      "", "" };
+	return 0;
+}
+
 /* Add the COUNT samples (or nanoseconds) of key K to the profile. */
 static int add_key(struct capture *c, const struct profile_key *k, __u64 count)
 {
-	struct prof_frame frames[2 * PROFILE_MAX_DEPTH + 3];
+	struct prof_frame frames[4 * PROFILE_MAX_DEPTH + 8];
 	char comm[PROFILE_COMM_LEN + 1];
 	struct prof_sample smp;
 	size_t n = 0;
@@ -277,6 +339,11 @@ static int add_key(struct capture *c, const struct profile_key *k, __u64 count)
 		return err;
 	if (k->flags & PROFILE_KEY_OFFCPU)
 		n = drop_tracing_frames(frames, n);
+	if (k->waker_comm[0]) {
+		err = add_waker_frames(c, k, frames, &n);
+		if (err)
+			return err;
+	}
 	/* wall-clock: time off the CPU shows as a leaf of its own */
 	if (c->meta.mode == PROF_MODE_WALL && (k->flags & PROFILE_KEY_OFFCPU))
 		frames[n++] = (struct prof_frame){ "[off-CPU]", FRAME_UNKNOWN, "", "" };
@@ -441,6 +508,7 @@ void capture__read_stats(struct capture *c)
 	c->meta.lost_counts_full = sum[PSTAT_COUNTS_FULL] + sum[PSTAT_SCRATCH_ERR];
 	c->meta.off_periods = sum[PSTAT_OFF_COUNTED];
 	c->meta.lost_off_full = sum[PSTAT_OFF_FULL];
+	c->meta.lost_wakers = sum[PSTAT_WAKER_FULL];
 	c->pid_reused = sum[PSTAT_PID_REUSED];
 	c->news_lost = sum[PSTAT_NEW_LOST];
 }

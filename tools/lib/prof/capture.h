@@ -69,6 +69,7 @@ struct capture {
 	struct profile_stack *stack_vals;
 	__u32 *off_keys;		/* one batch of maps.offstart */
 	struct profile_offstart *off_vals;
+	char waker_comm[PROFILE_COMM_LEN + 1];	/* a frame's name, copied by prof__add */
 };
 
 /* Open the reader of maps.news (when not -1), whose reports make the

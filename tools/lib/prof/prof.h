@@ -69,6 +69,7 @@ struct prof_meta {
 	uint64_t off_periods;		/* off-CPU periods counted by BPF */
 	uint64_t lost_off_full;		/* periods lost: the start map was full */
 	uint64_t missed_switches;	/* context switches the program missed */
+	uint64_t lost_wakers;		/* --wakers: wakers not noted, map full */
 	uint64_t off_pending;		/* threads still off the CPU at the end,
 					 * counted up to the end */
 	unsigned int hz;

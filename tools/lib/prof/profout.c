@@ -122,6 +122,7 @@ static void json_meta(FILE *f, const struct prof_meta *m, uint64_t total)
 	if ((m->mode == PROF_MODE_OFFCPU || m->mode == PROF_MODE_WALL)) {
 		json_u64(&j, "off_cpu_start_map_full", m->lost_off_full);
 		json_u64(&j, "missed_switches", m->missed_switches);
+		json_u64(&j, "waker_map_full", m->lost_wakers);
 	}
 	json__end(&j);
 	json__key(&j, "truncated");

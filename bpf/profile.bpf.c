@@ -165,6 +165,9 @@ static __always_inline __u64 store_stack(void *ctx, __u32 slot, __u64 flags, __u
 	if (len >= (long)sizeof(s->ips))
 		stat_inc(trunc_stat);	/* the stack may go deeper */
 	h = hash_stack(s, len / 8);
+	/* most stacks were stored before: a lookup takes no bucket lock */
+	if (bpf_map_lookup_elem(&stacks, &h))
+		return h;
 	err = bpf_map_update_elem(&stacks, &h, s, BPF_NOEXIST);
 	if (err && err != -17 /* EEXIST: already stored */) {
 		stat_inc(PSTAT_STACKS_FULL);

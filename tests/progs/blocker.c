@@ -10,9 +10,10 @@
  *          writes a byte to every 100 ms (its sleep: blocker_feed_sleep)
  *   lock   "holder" takes a mutex, spins 50 ms in blocker_hold, lets go and
  *          sleeps 10 ms in blocker_hold_sleep; "locker" waits in
- *          blocker_lock_sync (a semaphore) until the holder has the mutex,
- *          then in blocker_lock_wait: pthread_mutex_lock (a futex wait
- *          until the holder lets go) and unlock at once
+ *          blocker_lock_sync (a read of a pipe the holder writes to) until
+ *          the holder has the mutex, then in blocker_lock_wait:
+ *          pthread_mutex_lock (a futex wait until the holder lets go) and
+ *          unlock at once
  *   vfork  "vforker": blocker_vfork_wait, a vfork() whose child sleeps
  *          200 ms and exits (the parent waits in the kernel in state D),
  *          then the waitpid of it
@@ -27,11 +28,10 @@
  * the truth written as well. With -w, the threads wait (in blocker_park,
  * not counted) for a SIGUSR1 before the run starts, so that a profiler can
  * attach first; with -k, the process stays (in blocker_linger) after
- * writing TRUTHFILE until SIGTERM, SIGINT or SIGUSR1, so that a profiler
- * can still read its symbols. Both files are written whole (a rename). */
+ * writing TRUTHFILE, its threads too, until SIGTERM, SIGINT or SIGUSR1, so
+ * that a profiler can still read its symbols. Both files are written whole (a rename). */
 #include <errno.h>
 #include <pthread.h>
-#include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,10 +69,9 @@ static const struct {
 static uint64_t truth[NTRUTH];
 static int stop;	/* __atomic */
 static volatile unsigned long sink;
-static pthread_barrier_t ready, go;
+static pthread_barrier_t ready, go, finished, leave;
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
-static sem_t held;
-static int pipefd[2];
+static int pipefd[2], syncfd[2];	/* the pipe mode's, the lock mode's */
 
 static int stopping(void)
 {
@@ -92,11 +91,59 @@ static uint64_t mono_ns(void)
 	return clock_ns(CLOCK_MONOTONIC);
 }
 
-static void sleep_ns(uint64_t ns)
+/* The blocking calls into libc go through these helpers. libc is built
+ * without frame pointers: a walk of the frame-pointer chain from inside a
+ * libc function goes on from the frame of libc's caller, whose own return
+ * address is the next one read, so the function that called libc is not
+ * in the stack (seen with bpftrace's ustack here). That function is one of
+ * these helpers, and the blocker_* function above it stays in the stack.
+ * None of them ends in a tail call. */
+static __attribute__((noinline)) void sleep_ns(uint64_t ns)
 {
 	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* 1 for a byte read, 0 at the end of the pipe or an error */
+static __attribute__((noinline)) int read_byte(int fd)
+{
+	char c;
+	ssize_t n;
+
+	do
+		n = read(fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	return n > 0;
+}
+
+static __attribute__((noinline)) void lock_mutex(pthread_mutex_t *m)
+{
+	int err = pthread_mutex_lock(m);
+
+	if (err) {
+		fprintf(stderr, "blocker: pthread_mutex_lock: %s\n", strerror(err));
+		abort();
+	}
+}
+
+/* a vfork whose child sleeps NAP and exits: in the parent, once the child
+ * has exited, its PID or -1 (the child never returns from here) */
+static __attribute__((noinline)) pid_t vfork_napping_child(const struct timespec *nap)
+{
+	pid_t pid = vfork();
+
+	if (pid == 0) {
+		nanosleep(nap, NULL);
+		_exit(0);
+	}
+	return pid < 0 ? -1 : pid;
+}
+
+static __attribute__((noinline)) void reap(pid_t pid)
+{
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 }
 
@@ -147,14 +194,10 @@ static void *sleeper_main(void *arg)
 __attribute__((noinline)) int blocker_pipe_read(void)
 {
 	uint64_t t0 = mono_ns();
-	char c;
-	ssize_t n;
+	int got = read_byte(pipefd[0]);
 
-	do
-		n = read(pipefd[0], &c, 1);
-	while (n < 0 && errno == EINTR);
 	truth[T_PIPE_READ] += mono_ns() - t0;
-	return n > 0;
+	return got;
 }
 
 static void *reader_main(void *arg)
@@ -196,30 +239,33 @@ static void *holder_main(void *arg)
 {
 	(void)arg;
 	while (!stopping()) {
-		pthread_mutex_lock(&mutex);
-		sem_post(&held);	/* the locker's lock now waits */
+		lock_mutex(&mutex);
+		/* the locker's lock now waits */
+		if (write(syncfd[1], "x", 1) < 0 && errno != EINTR)
+			__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 		blocker_hold();
 		pthread_mutex_unlock(&mutex);
 		blocker_hold_sleep();
 	}
-	sem_post(&held);	/* the locker's last wait ends */
+	close(syncfd[1]);	/* the locker's last wait ends */
 	return NULL;
 }
 
-__attribute__((noinline)) void blocker_lock_sync(void)
+/* 1 once the holder has the mutex, 0 once it is gone */
+__attribute__((noinline)) int blocker_lock_sync(void)
 {
 	uint64_t t0 = mono_ns();
+	int got = read_byte(syncfd[0]);
 
-	while (sem_wait(&held) && errno == EINTR)
-		;
 	truth[T_LOCK_SYNC] += mono_ns() - t0;
+	return got;
 }
 
 __attribute__((noinline)) void blocker_lock_wait(void)
 {
 	uint64_t t0 = mono_ns();
 
-	pthread_mutex_lock(&mutex);
+	lock_mutex(&mutex);
 	truth[T_LOCK_WAIT] += mono_ns() - t0;
 	pthread_mutex_unlock(&mutex);
 }
@@ -227,34 +273,21 @@ __attribute__((noinline)) void blocker_lock_wait(void)
 static void *locker_main(void *arg)
 {
 	(void)arg;
-	for (;;) {
-		blocker_lock_sync();
-		if (stopping())
-			break;
+	while (blocker_lock_sync())
 		blocker_lock_wait();
-	}
 	return NULL;
 }
-
-/* the start of the current vfork: not a local, which the child shares */
-static uint64_t vfork_t0;
 
 __attribute__((noinline)) int blocker_vfork_wait(void)
 {
 	static const struct timespec nap = { 0, 200 * MS };
-	pid_t pid;
+	uint64_t t0 = mono_ns();
+	pid_t pid = vfork_napping_child(&nap);
 
-	vfork_t0 = mono_ns();
-	pid = vfork();
-	if (pid == 0) {
-		nanosleep(&nap, NULL);
-		_exit(0);
-	}
 	if (pid < 0)
 		return -1;
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	truth[T_VFORK_WAIT] += mono_ns() - vfork_t0;
+	reap(pid);
+	truth[T_VFORK_WAIT] += mono_ns() - t0;
 	return 0;
 }
 
@@ -303,10 +336,11 @@ static const struct {
 };
 #define NTHREADS (sizeof(threads) / sizeof(threads[0]))
 
-/* where the threads wait for the run to start (a -w wait: not counted) */
-__attribute__((noinline)) void blocker_park(void)
+/* where the threads wait for the run to start (a -w wait) and, after it,
+ * for the process to end (a -k wait): not counted */
+__attribute__((noinline)) void blocker_park(pthread_barrier_t *b)
 {
-	pthread_barrier_wait(&go);
+	pthread_barrier_wait(b);
 }
 
 static void *thread_start(void *arg)
@@ -315,8 +349,13 @@ static void *thread_start(void *arg)
 
 	pthread_setname_np(pthread_self(), threads[(uintptr_t)arg].name);
 	pthread_barrier_wait(&ready);
-	blocker_park();
-	return fn(NULL);
+	blocker_park(&go);
+	fn(NULL);
+	/* the truth is final; the thread stays while the process does (some
+	 * profilers name the frames of a thread while it lives) */
+	pthread_barrier_wait(&finished);
+	blocker_park(&leave);
+	return NULL;
 }
 
 /* wait for one of SET's signals, at most NS (0: no limit); the signal or 0 */
@@ -452,12 +491,14 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	if (pipe(pipefd) || sem_init(&held, 0, 0)) {
+	if (pipe(pipefd) || pipe(syncfd)) {
 		perror("blocker");
 		return 1;
 	}
 	pthread_barrier_init(&ready, NULL, (unsigned int)n + 1);
 	pthread_barrier_init(&go, NULL, (unsigned int)n + 1);
+	pthread_barrier_init(&finished, NULL, (unsigned int)n + 1);
+	pthread_barrier_init(&leave, NULL, (unsigned int)n + 1);
 	n = 0;
 	for (i = 0; i < NTHREADS; i++) {
 		if (!in_mode(mode, threads[i].mode))
@@ -486,8 +527,7 @@ int main(int argc, char **argv)
 		sigaddset(&set, SIGUSR1);
 		__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	}
-	for (i = 0; i < (size_t)n; i++)
-		pthread_join(tids[i], NULL);
+	pthread_barrier_wait(&finished);	/* every loop is over */
 
 	for (i = 0; i < NTRUTH; i++)
 		if (in_mode(mode, truths[i].mode))
@@ -497,9 +537,12 @@ int main(int argc, char **argv)
 		fputs(text, stdout);
 	else if (write_whole(truthfile, text)) {
 		fprintf(stderr, "blocker: cannot write %s: %s\n", truthfile, strerror(errno));
-		return 1;
+		status = 1;
 	}
 	if (linger)
 		blocker_linger(&set);
+	pthread_barrier_wait(&leave);
+	for (i = 0; i < (size_t)n; i++)
+		pthread_join(tids[i], NULL);
 	return status;
 }

@@ -3,13 +3,19 @@
  * pipes as fast as they can: every round trip is two blocking reads, two
  * wake-ups and two context switches or more, for the cost of off-CPU
  * profiling.
- *   pingpong [-d SECONDS] [-r PIDFILE] [-w]
+ *   pingpong [-d SECONDS] [-r PIDFILE] [-w] [-c CPU]
  * Runs SECONDS (default 5; SIGTERM or SIGINT end it early), then prints
  * "round_trips N seconds S rate R" on stdout, R the round trips a second.
  * PIDFILE gets the parent's PID once both processes run (the child's:
  * pgrep -P PID); with -w the run starts only at a SIGUSR1 after that, so
- * that a profiler can attach first. */
+ * that a profiler can attach first. With -c both processes run on CPU
+ * alone: every round trip is then two context switches on it, and the
+ * rate is steadier than with the two on two CPUs, where it depends on
+ * where the scheduler puts them and on the cost of waking another CPU
+ * (here, in a VM, from 18,000 to 80,000 a second, against 160,000 on
+ * one CPU). */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -112,11 +118,12 @@ int main(int argc, char **argv)
 	double seconds = 5;
 	uint64_t t0, t1, n;
 	int c, wait_start = 0, sig;
+	long cpu = -1;
 	sigset_t set;
 	pid_t child;
 	char *end;
 
-	while ((c = getopt(argc, argv, "d:r:wh")) != -1) {
+	while ((c = getopt(argc, argv, "d:r:wc:h")) != -1) {
 		switch (c) {
 		case 'd':
 			seconds = strtod(optarg, &end);
@@ -131,9 +138,26 @@ int main(int argc, char **argv)
 		case 'w':
 			wait_start = 1;
 			break;
+		case 'c':
+			cpu = strtol(optarg, &end, 10);
+			if (*end || end == optarg || cpu < 0 || cpu >= CPU_SETSIZE) {
+				fprintf(stderr, "pingpong: invalid CPU '%s'\n", optarg);
+				return 2;
+			}
+			break;
 		default:
-			fprintf(stderr, "USAGE: pingpong [-d SECONDS] [-r PIDFILE] [-w]\n");
+			fprintf(stderr, "USAGE: pingpong [-d SECONDS] [-r PIDFILE] [-w] [-c CPU]\n");
 			return c == 'h' ? 0 : 2;
+		}
+	}
+	if (cpu >= 0) {
+		cpu_set_t set1;
+
+		CPU_ZERO(&set1);
+		CPU_SET((int)cpu, &set1);
+		if (sched_setaffinity(0, sizeof(set1), &set1)) {
+			fprintf(stderr, "pingpong: CPU %ld: %s\n", cpu, strerror(errno));
+			return 1;
 		}
 	}
 	/* signals are looked at between round trips (and the child has them

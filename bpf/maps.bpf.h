@@ -34,6 +34,15 @@ static __always_inline void percpu_inc(void *map, __u32 key)
 		*v += 1;
 }
 
+/* Add N to the __u64 at KEY of a per-CPU array. */
+static __always_inline void percpu_add(void *map, __u32 key, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(map, &key);
+
+	if (v)
+		*v += n;
+}
+
 /* Add one to the __u64 at KEY of a hash map shared by every CPU, creating
  * it at 1. Return 0, or -1 when the map is full. */
 static __always_inline int map_count(void *map, const void *key)

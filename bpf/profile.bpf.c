@@ -43,6 +43,9 @@ const volatile bool want_wakers = false;
 
 /* which count map the programs fill; flipped by user space */
 volatile __u32 active = 0;
+/* off-CPU: note 1 in off_every switch-outs, at random, each standing for
+ * off_every; user space raises it in a storm of switches (--switch-rate) */
+volatile __u32 off_every = 1;
 
 /* tgid -> its start time in clock ticks since boot (0: any process): a
  * process that later gets the same PID is not the target */
@@ -273,6 +276,22 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
+/* Before 5.14 the state was a long named "state". */
+struct task_struct___old {
+	long state;
+} __attribute__((preserve_access_index));
+
+/* The state PREV leaves the CPU in (a preempted task is runnable, whatever
+ * state it was about to enter). */
+static __always_inline unsigned int prev_state_of(struct task_struct *prev, bool preempt)
+{
+	if (preempt)
+		return 0;
+	if (bpf_core_field_exists(prev->__state))
+		return prev->__state;
+	return (unsigned int)((struct task_struct___old *)prev)->state;
+}
+
 /* The state a task left the CPU in, as PROFILE_STATE_*, or 0 for one that
  * does not count (stopped, traced, exiting). */
 static __always_inline __u32 switch_state(unsigned int prev_state)
@@ -291,15 +310,19 @@ static __always_inline __u32 switch_state(unsigned int prev_state)
 
 /* The current task (PREV) leaves the CPU in PREV_STATE: note where and
  * when, when it is a target and its state counts. */
-static __always_inline void switch_out(void *ctx, struct task_struct *prev,
-				       unsigned int prev_state)
+static __always_inline void switch_out(void *ctx, struct task_struct *prev, bool preempt)
 {
 	struct profile_offstart st = {};
 	struct bpf_pidns_info ns = {};
-	__u32 tid = BPF_CORE_READ(prev, pid);
+	__u32 every = off_every, tid;
 	__u64 start;
 
-	st.state = switch_state(prev_state);
+	/* first, so that a switch left out costs next to nothing */
+	if (every > 1 && bpf_get_prandom_u32() % every)
+		return;
+	tid = prev->pid;
+	st.weight = every > 1 ? every : 1;
+	st.state = switch_state(prev_state_of(prev, preempt));
 	if (!tid || !(st.state & off_states) || match_current(&ns, &start))
 		return;
 	report_new(ns.tgid, start);
@@ -310,6 +333,8 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev,
 		st.ustack = take_stack_tp(ctx, 0, BPF_F_USER_STACK);
 	if (want_kernel)
 		st.kstack = take_stack_tp(ctx, 1, 0);
+	/* after the stack walks: their time is the program's, not the
+	 * thread's, and a period noted at random must not be longer for it */
 	st.ts = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&offstart, &tid, &st, BPF_ANY))
 		stat_inc(PSTAT_OFF_FULL);
@@ -318,15 +343,18 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev,
 /* NEXT runs again: the time since it left counts when long enough. */
 static __always_inline void switch_in(struct task_struct *next)
 {
-	__u32 tid = BPF_CORE_READ(next, pid);
+	/* a BTF pointer: read directly, no helper call (every switch) */
+	__u32 tid = next->pid;
 	struct profile_offstart *st;
 	struct profile_key key = {};
+	__u32 weight;
 	__u64 delta;
 
 	st = bpf_map_lookup_elem(&offstart, &tid);
 	if (!st)
 		return;
 	delta = bpf_ktime_get_ns() - st->ts;
+	weight = st->weight;
 	key.pid = st->pid;
 	key.tid = st->tid;
 	key.ustack = st->ustack;
@@ -347,8 +375,8 @@ static __always_inline void switch_in(struct task_struct *next)
 	}
 	if (delta < min_block_ns)
 		return;
-	stat_inc(PSTAT_OFF_COUNTED);
-	if (map_add(active_counts(), &key, delta))
+	percpu_add(&stats, PSTAT_OFF_COUNTED, weight);
+	if (map_add(active_counts(), &key, delta * weight))
 		stat_inc(PSTAT_COUNTS_FULL);
 }
 
@@ -376,26 +404,12 @@ int BPF_PROG(on_wakeup, struct task_struct *p)
 	return 0;
 }
 
-/* Before 5.14 the state was a long named "state". */
-struct task_struct___old {
-	long state;
-} __attribute__((preserve_access_index));
-
 /* Off-CPU and wall modes; loaded only for them. The current task is PREV. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	unsigned int prev_state;
-
-	/* a preempted task is runnable, whatever state it was about to enter */
-	if (preempt)
-		prev_state = 0;
-	else if (bpf_core_field_exists(prev->__state))
-		prev_state = BPF_CORE_READ(prev, __state);
-	else
-		prev_state = (unsigned int)BPF_CORE_READ((struct task_struct___old *)prev, state);
 	switch_in(next);
-	switch_out(ctx, prev, prev_state);
+	switch_out(ctx, prev, preempt);
 	return 0;
 }
 

@@ -43,7 +43,8 @@ enum profile_stat {
 	PSTAT_SCRATCH_ERR,	/* scratch buffer missing (cannot happen) */
 	PSTAT_PID_REUSED,	/* another process holding a target's PID */
 	PSTAT_NEW_LOST,		/* new-process report lost: ring buffer full */
-	PSTAT_OFF_COUNTED,	/* off-CPU periods counted */
+	PSTAT_OFF_COUNTED,	/* off-CPU periods counted (each noted one
+				 * standing for its weight) */
 	PSTAT_OFF_FULL,		/* off-CPU start map full: a period lost */
 	PSTAT_WAKER_FULL,	/* --wakers: waker map full, a waker not known */
 	PSTAT_MAX,
@@ -82,7 +83,7 @@ struct profile_offstart {
 	__u32 pid;	/* as in profile_key */
 	__u32 tid;
 	__u32 state;	/* PROFILE_STATE_* */
-	__u32 reserved;
+	__u32 weight;	/* the periods it stands for: off_every when noted */
 	char comm[PROFILE_COMM_LEN];
 };
 

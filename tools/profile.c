@@ -61,7 +61,7 @@ struct env {
 	enum prof_mode mode;	/* --off-cpu, --wall */
 	unsigned int states;	/* --state: PROF_STATE_* */
 	bool hz_given, states_given, min_given, wall_given, wakers;
-	uint64_t hz, secs, max_stacks, min_block_us, max_threads;
+	uint64_t hz, secs, max_stacks, min_block_us, max_threads, switch_rate;
 	unsigned int split;	/* PROF_SPLIT_* */
 	const struct prof_writer *forced;	/* --format */
 	struct output outs[MAX_OUTPUTS];
@@ -77,6 +77,7 @@ struct profiler {
 	char cgroup_procs[PATH_MAX + 16];
 	uint64_t pidns_dev, pidns_ino;
 	char title[128];	/* the flame graph's */
+	uint64_t rate_t, rate_periods;	/* --switch-rate: the last look */
 	struct capture c;
 	struct profile_bpf *skel;
 	struct bpf_link **links, *exec_link, *switch_link, *wakeup_link;
@@ -85,7 +86,7 @@ struct profiler {
 
 enum { OPT_CGROUP = 256, OPT_FORMAT, OPT_USER, OPT_KERNEL, OPT_MAX_STACKS,
        OPT_MAX_PERF_MAP, OPT_SPLIT, OPT_JSON, OPT_OFFCPU, OPT_WALL, OPT_STATE, OPT_MIN_BLOCK,
-       OPT_MAX_THREADS, OPT_WAKERS };
+       OPT_MAX_THREADS, OPT_WAKERS, OPT_SWITCH_RATE };
 
 static const struct cli_opt opts[] = {
 	{ 'p', "pid", "PIDS", "profile these processes (comma-separated); a PID means\n"
@@ -109,6 +110,9 @@ static const struct cli_opt opts[] = {
 					    "microseconds (default 1)" },
 	{ OPT_WAKERS, "wakers", NULL, "--off-cpu: also the stack of the task that woke each\n"
 				      "thread, above \"--\" (as bcc's offwaketime)" },
+	{ OPT_SWITCH_RATE, "switch-rate", "N", "--off-cpu/--wall: in a storm of context switches\n"
+					       "note about N a second (default 5000), 1 in K\n"
+					       "at random, each counted K times; 0: every one" },
 	{ OPT_MAX_THREADS, "max-threads", "N", "--off-cpu/--wall: threads off the CPU at one time\n"
 					       "that are tracked (default 16384)" },
 	{ 'd', "duration", "S", "seconds to sample (default 30; 0: until SIGINT/SIGTERM)" },
@@ -230,6 +234,11 @@ static int parse_opt(void *ctx, int opt, const char *arg)
 		if (parse_u64(arg, 0, 3600ull * 1000000, &env->min_block_us))
 			return usage_error("invalid --min-block '%s' (microseconds)", arg);
 		env->min_given = true;
+		return 0;
+	case OPT_SWITCH_RATE:
+		if (parse_u64(arg, 0, 100000000, &env->switch_rate))
+			return usage_error("invalid --switch-rate '%s' (switches a second, 0: all)",
+					   arg);
 		return 0;
 	case OPT_WAKERS:
 		env->wakers = true;
@@ -785,11 +794,43 @@ static int drain_now(struct profiler *pr)
 	return 0;
 }
 
+/* --switch-rate: from the switches counted since the last look, how many
+ * of them the program notes from now on (1 in K). */
+static void adjust_sampling(struct profiler *pr, uint64_t now)
+{
+	struct capture *c = &pr->c;
+	uint64_t dt = now - pr->rate_t, periods, rate, every;
+	volatile __u32 *cur = &pr->skel->data->off_every;
+
+	capture__read_stats(c);
+	periods = c->meta.off_periods - pr->rate_periods;
+	pr->rate_t = now;
+	pr->rate_periods = c->meta.off_periods;
+	if (!dt)
+		return;
+	rate = periods * 1000000000ull / dt;
+	every = (rate + pr->env.switch_rate - 1) / pr->env.switch_rate;
+	if (every > 4096)
+		every = 4096;
+	if (every < 1)
+		every = 1;
+	/* up at once, down once well below: no flapping at the edge */
+	if (every > *cur || every * 2 <= *cur) {
+		if (every != *cur)
+			p_debug("%llu switches a second: noting 1 in %llu", (unsigned long long)rate,
+				(unsigned long long)every);
+		*cur = (__u32)every;
+	}
+	if (*cur > c->meta.off_every_max)
+		c->meta.off_every_max = *cur;
+}
+
 /* Sample until the duration is over, a signal or every target gone,
  * draining every DRAIN_NS. 0, or -1 once said. */
 static int run_capture(struct profiler *pr, uint64_t t0)
 {
 	uint64_t secs = pr->env.secs, last_drain = t0, now, last_tty = 0;
+	bool adapt = pr->env.mode != PROF_MODE_CPU && pr->env.switch_rate;
 	bool tty = isatty(STDERR_FILENO);
 	int err = 0;
 
@@ -811,6 +852,8 @@ static int run_capture(struct profiler *pr, uint64_t t0)
 				break;
 			last_drain = now;
 		}
+		if (adapt && now - pr->rate_t >= 100000000ull)
+			adjust_sampling(pr, now);
 		if (tty && now - last_tty >= 100000000ull) {
 			last_tty = now;
 			show_progress(pr, now - t0);
@@ -976,6 +1019,11 @@ static void report_capture(struct profiler *pr)
 		       (unsigned long long)(c->meta.off_periods + c->off_pending),
 		       off_total(c->prof) / 1e9, c->off_pending ? " (threads still off the CPU "
 		       "at the end counted up to it)" : "");
+	if (c->meta.off_every_max > 1)
+		p_info("in a storm of context switches 1 in %llu at the most was noted, its time "
+		       "counted as many times (--switch-rate %llu; 0 notes every one)",
+		       (unsigned long long)c->meta.off_every_max,
+		       (unsigned long long)pr->env.switch_rate);
 	if (prof__total(c->prof))
 		return;
 	if (pr->env.mode == PROF_MODE_OFFCPU && pr->env.states_given)
@@ -1051,7 +1099,7 @@ int cmd_profile(int argc, char **argv)
 {
 	struct profiler pr = {
 		.env = { .hz = 99, .secs = 30, .max_stacks = 8192, .min_block_us = 1,
-			 .max_threads = 16384,
+			 .max_threads = 16384, .switch_rate = 5000,
 			 .states = PROF_STATE_RUNNABLE | PROF_STATE_SLEEP | PROF_STATE_DISK },
 		.ns_per_tick = 10000000,
 	};
@@ -1070,6 +1118,7 @@ int cmd_profile(int argc, char **argv)
 	if (open_model(&pr) || open_load_bpf(&pr) || attach_bpf(&pr))
 		goto out;
 	t0 = now_ns();
+	pr.rate_t = t0;
 	if (run_capture(&pr, t0) || stop_capture(&pr, t0))
 		goto out;
 	report_capture(&pr);

@@ -167,9 +167,17 @@ child=$(pgrep -P "$pc" | head -n 1)
 	--json > "$T/storm.json" 2>"$T/storm.err"
 is "$?" 0 "--off-cpu over two processes ping-ponging"
 periods=$(jq .meta.off_cpu_periods "$T/storm.json")
+every=$(jq .meta.switches_noted_1_in "$T/storm.json")
+off=$(jq '[.stacks[].count] | add' "$T/storm.json")
 rss=$(tail -n 1 "$T/storm.rss")
-diag "$periods off-CPU periods in 3 s; sidescope's peak RSS $rss KB"
+diag "$periods off-CPU periods in 3 s, 1 in $every noted; $off ns off; sidescope's peak RSS $rss KB"
 ok "$([ "$periods" -ge 30000 ]; echo $?)" "tens of thousands of switches counted"
+ok "$([ "$every" -gt 1 ]; echo $?)" "a storm: 1 switch in K noted (--switch-rate)"
+like "$(cat "$T/storm.err")" "1 in [0-9]+ at the most was noted" "and said"
+# two processes on two CPUs passing a byte: each is off the CPU most of the
+# time, together between 1 and 2 times the capture
+ok "$([ "$off" -ge 2400000000 ] && [ "$off" -le 6600000000 ]; echo $?)" \
+	"the time estimated from the switches noted is plausible ($off ns over 3 s)"
 ok "$([ "$rss" -lt 120000 ]; echo $?)" "in bounded memory (under 120 MB)"
 "$SIDESCOPE" profile -v --off-cpu -a --max-threads 16 -d 2 -o "$T/full.folded" \
 	2>"$T/full.err" & prof=$!

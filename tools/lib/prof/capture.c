@@ -419,7 +419,7 @@ static int flush_one(struct capture *c, const struct profile_offstart *st, void 
 		return 0;
 	memcpy(k.comm, st->comm, sizeof(k.comm));
 	c->off_pending++;
-	return add_key(c, &k, now - st->ts);
+	return add_key(c, &k, (now - st->ts) * (st->weight ? st->weight : 1));
 }
 
 int capture__flush_offstart(struct capture *c, uint64_t now)

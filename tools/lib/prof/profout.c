@@ -105,6 +105,7 @@ static void json_meta(FILE *f, const struct prof_meta *m, uint64_t total)
 		json_u64(&j, "min_block_ns", m->min_block_ns);
 		json_u64(&j, "off_cpu_periods", m->off_periods);
 		json_u64(&j, "still_off_cpu_at_end", m->off_pending);
+		json_u64(&j, "switches_noted_1_in", m->off_every_max ? m->off_every_max : 1);
 	}
 	json_u64(&j, "hz", m->hz);
 	json_u64(&j, "period_ns", m->period_ns);

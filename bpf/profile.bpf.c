@@ -23,6 +23,7 @@
 #include "maps.bpf.h"
 #include "pidns.h"
 #include "profile.h"
+#include "stackstore.bpf.h"
 
 const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
@@ -128,21 +129,6 @@ static __always_inline void stat_inc(__u32 idx)
 	percpu_inc(&stats, idx);
 }
 
-static __always_inline __u64 hash_stack(const struct profile_stack *s, int n)
-{
-	__u64 h = 0xcbf29ce484222325ull;
-	int i;
-
-	for (i = 0; i < PROFILE_MAX_DEPTH; i++) {
-		if (i >= n)
-			break;
-		h ^= s->ips[i];
-		h *= 0x100000001b3ull;
-		h ^= h >> 29;
-	}
-	return h ? h : 1;
-}
-
 /* Take one stack of the current task into the store; return its hash or
  * 0. CTX is the program's context. */
 static __always_inline __u64 store_stack(void *ctx, __u32 slot, __u64 flags, __u32 err_stat,
@@ -151,7 +137,6 @@ static __always_inline __u64 store_stack(void *ctx, __u32 slot, __u64 flags, __u
 	struct profile_stack *s;
 	__u64 h;
 	long len;
-	int err;
 
 	s = bpf_map_lookup_elem(&scratch, &slot);
 	if (!s) {
@@ -167,15 +152,9 @@ static __always_inline __u64 store_stack(void *ctx, __u32 slot, __u64 flags, __u
 		return 0;
 	if (len >= (long)sizeof(s->ips))
 		stat_inc(trunc_stat);	/* the stack may go deeper */
-	h = hash_stack(s, len / 8);
-	/* most stacks were stored before: a lookup takes no bucket lock */
-	if (bpf_map_lookup_elem(&stacks, &h))
-		return h;
-	err = bpf_map_update_elem(&stacks, &h, s, BPF_NOEXIST);
-	if (err && err != -17 /* EEXIST: already stored */) {
+	h = stack_put(&stacks, s, len / 8);
+	if (!h)
 		stat_inc(PSTAT_STACKS_FULL);
-		return 0;
-	}
 	return h;
 }
 

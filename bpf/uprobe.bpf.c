@@ -10,6 +10,8 @@
 
 #include "maps.bpf.h"
 #include "pidns.h"
+#include "profile.h"
+#include "stackstore.bpf.h"
 #include "uprobe.h"
 
 const volatile __u64 pidns_dev = 0;
@@ -57,6 +59,64 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4 << 20);	/* set from user space before load */
 } events SEC(".maps");
+
+/* --hist: log2 histogram of a value, per probe */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UP_MAX_PROBES * UP_HIST_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} vhist SEC(".maps");
+
+/* --by: hits per distinct (probe, value) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);	/* set from user space (--max-keys) */
+	__type(key, struct up_bykey);
+	__type(value, __u64);
+} by SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct up_bykey);
+} by_scratch SEC(".maps");
+
+/* --stacks: the maps of bpf/profile.h, drained by the profiler's capture
+ * engine (tools/lib/prof/capture.c): counts of (process, thread, user
+ * stack) in the map "active" names, the stacks stored once by hash. */
+volatile __u32 active = 0;
+
+struct counts_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);	/* set from user space */
+	__type(key, struct profile_key);
+	__type(value, __u64);
+};
+struct counts_map counts0 SEC(".maps");
+struct counts_map counts1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);	/* set from user space */
+	__type(key, __u64);
+	__type(value, struct profile_stack);
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PSTAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} pstats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct profile_stack);
+} stack_scratch SEC(".maps");
 
 static __always_inline void stat_add(__u32 probe, __u32 which)
 {
@@ -336,6 +396,85 @@ static __always_inline void latency_end(__u32 probe)
 	percpu_inc(&hist, probe * UP_HIST_SLOTS + log2_u64(d));
 }
 
+/* --hist: the value of slot V into the probe's log2 histogram. */
+static __always_inline void hist_value(__u32 probe, const struct up_val *v)
+{
+	if (v->flags & UP_VF_FAULT) {
+		stat_add(probe, UP_STAT_UNREAD);
+		return;
+	}
+	if ((__s64)v->value < 0) {
+		stat_add(probe, UP_STAT_NEGATIVE);
+		return;
+	}
+	percpu_inc(&vhist, probe * UP_HIST_SLOTS + log2_u64(v->value));
+}
+
+/* --by: one more hit for the value of slot SL (fetched into V; a string's
+ * bytes go through DATA) in the map of values. */
+static __noinline int count_by(const struct regs *rg, const struct up_slot *sl,
+			       struct up_val *v, __u8 *data, __u32 probe)
+{
+	struct up_bykey *k;
+	__u32 zero = 0, n;
+
+	k = bpf_map_lookup_elem(&by_scratch, &zero);
+	if (!k)
+		return 0;
+	__builtin_memset(k, 0, sizeof(*k));
+	k->probe = probe;
+	if (sl->kind == UP_KIND_INT || (v->flags & UP_VF_FAULT)) {
+		k->value = v->flags & UP_VF_FAULT ? 0 : v->value;
+	} else {
+		fetch_string(rg, sl, v, data, 0);
+		n = v->len;
+		if (n > UP_BY_BYTES) {
+			n = UP_BY_BYTES;
+			v->flags |= UP_VF_CUT;
+		}
+		barrier_var(n);
+		if (n > UP_BY_BYTES)
+			n = UP_BY_BYTES;
+		if (bpf_probe_read_kernel(k->data, n, data))
+			v->flags |= UP_VF_FAULT;
+		k->len = n;
+		k->count = v->count;
+	}
+	k->flags = v->flags;
+	if (map_count(&by, k))
+		stat_add(probe, UP_STAT_BY_FULL);
+	return 0;
+}
+
+/* --stacks: one more hit for the current thread's user stack. */
+static __always_inline void count_stack(struct pt_regs *ctx, const struct bpf_pidns_info *ns)
+{
+	struct profile_key key = {};
+	struct profile_stack *st;
+	__u32 zero = 0;
+	long len;
+
+	percpu_inc(&pstats, PSTAT_SAMPLES);
+	st = bpf_map_lookup_elem(&stack_scratch, &zero);
+	if (!st)
+		return;
+	key.pid = ns->tgid;
+	key.tid = ns->pid;
+	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	len = bpf_get_stack(ctx, st->ips, sizeof(st->ips), BPF_F_USER_STACK);
+	if (len < 0) {
+		percpu_inc(&pstats, PSTAT_USTACK_ERR);
+	} else if (len > 0) {
+		if (len >= (long)sizeof(st->ips))
+			percpu_inc(&pstats, PSTAT_USTACK_TRUNC);
+		key.ustack = stack_put(&stacks, st, len / 8);
+		if (!key.ustack)
+			percpu_inc(&pstats, PSTAT_STACKS_FULL);
+	}
+	if (map_count(active ? (void *)&counts1 : (void *)&counts0, &key))
+		percpu_inc(&pstats, PSTAT_COUNTS_FULL);
+}
+
 static __always_inline int current_ns_ids(struct bpf_pidns_info *ns)
 {
 	return pidns_current(pidns_dev, pidns_ino, ns);
@@ -401,6 +540,13 @@ int uprobe_hit(struct pt_regs *ctx)
 		stat_add(probe, UP_STAT_FILTERED);
 		return 0;
 	}
+	if (r->hist_slot < UP_MAX_SLOTS)
+		hist_value(probe, &ev->hdr.vals[r->hist_slot & (UP_MAX_SLOTS - 1)]);
+	if (r->by_slot < UP_MAX_SLOTS)
+		count_by(&rg, &r->slots[r->by_slot & (UP_MAX_SLOTS - 1)],
+			 &ev->hdr.vals[r->by_slot & (UP_MAX_SLOTS - 1)], ev->data, probe);
+	if (r->stacks)
+		count_stack(ctx, &ns);
 	if (r->no_events)
 		return 0;
 	for (i = 0; i < UP_MAX_SLOTS; i++) {

@@ -13,7 +13,9 @@
 #define UP_STR_MAX	4096	/* bytes copied for one string at most */
 #define UP_DATA_MAX	8192	/* string bytes in one event at most */
 #define UP_MAX_UNITS	2047	/* --max-str ceiling: UTF-16 units (2 bytes each + 1 more) */
-#define UP_HIST_SLOTS	64	/* log2 latency buckets */
+#define UP_HIST_SLOTS	64	/* log2 buckets (latency, --hist) */
+#define UP_BY_BYTES	128	/* --by: bytes of a string value in a key */
+#define UP_NO_SLOT	0xff	/* recipe.by_slot/hist_slot: none */
 
 /* Cookie bits: the low 16 bits are the probe index. */
 #define UP_COOKIE_LAT_ENTRY	(1u << 16)	/* companion entry hook: latency start only */
@@ -100,7 +102,10 @@ struct up_recipe {
 	__u8 is_ret;		/* attached as a uretprobe */
 	__u8 latency;		/* pair entry and return for --latency */
 	__u8 no_events;		/* count and time only: no event to user space */
-	__u8 pad[5];
+	__u8 by_slot;		/* --by: count hits per value of this slot */
+	__u8 hist_slot;		/* --hist: log2 histogram of this slot's value */
+	__u8 stacks;		/* --stacks: count hits per user stack */
+	__u8 pad[2];
 	struct up_slot slots[UP_MAX_SLOTS];
 	struct up_fop fops[UP_MAX_FOPS];
 };
@@ -140,12 +145,28 @@ struct up_event {
 	__u8 data[2 * UP_DATA_MAX];
 };
 
+/* --by: one distinct value of one probe's expression, the key of the
+ * "by" map (zeroed first: every byte counts in the hash). A string's bytes
+ * are its first UP_BY_BYTES; flags has UP_VF_CUT when it went on. */
+struct up_bykey {
+	__u32 probe;
+	__u32 flags;		/* UP_VF_* */
+	__u32 len;		/* bytes in data */
+	__u32 pad;
+	__s64 count;		/* STR16N/DOTNET: the length the program had */
+	__u64 value;		/* INT: the value; strings: 0 */
+	__u8 data[UP_BY_BYTES];
+};
+
 /* Per-CPU counters, at index probe * UP_NSTATS + which. */
 enum up_stat {
 	UP_STAT_HITS = 0,	/* the probe fired in the traced process(es) */
 	UP_STAT_FILTERED,	/* the filter said no */
 	UP_STAT_LOST,		/* ring buffer full: event dropped */
 	UP_STAT_OUTSIDE,	/* fired outside the sidecar's PID namespace */
+	UP_STAT_BY_FULL,	/* --by: the map of values was full: hit not counted */
+	UP_STAT_NEGATIVE,	/* --hist: a negative value (not in the buckets) */
+	UP_STAT_UNREAD,		/* --by/--hist: the value could not be read */
 	UP_NSTATS,
 };
 

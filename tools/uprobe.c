@@ -20,6 +20,7 @@
 #include "core/run.h"
 #include "core/util.h"
 #include "dotnet/r2r.h"
+#include "prof/writer.h"
 #include "uprobe/probespec.h"
 #include "uprobe/session.h"
 #include "uprobe/uplink.h"
@@ -29,14 +30,28 @@
 #define STR_(x)		#x
 #define STR(x)		STR_(x)
 
-enum { OPT_JSON = 256, OPT_MAXSTR, OPT_LATENCY, OPT_BUFKB, OPT_SAVE, OPT_REPLAY, OPT_CHECK };
+#define DEFAULT_TOP	20
+#define DEFAULT_MAX_KEYS	10240
+#define DEFAULT_MAX_STACKS	8192
+
+enum { OPT_JSON = 256, OPT_MAXSTR, OPT_LATENCY, OPT_BUFKB, OPT_SAVE, OPT_REPLAY, OPT_CHECK,
+       OPT_STACKS, OPT_BY, OPT_HIST, OPT_TOP, OPT_MAXKEYS };
 
 static const struct cli_opt opts[] = {
 	{ 'p', "pid", "PID", "trace this process only (PIDs as the pod shows them)" },
 	{ 'd', "duration", "S", "stop after S seconds (default: until Ctrl-C, or until\nPID exits)" },
 	{ 'c', "count", "N", "stop after N events" },
-	{ 'o', "output", "FILE", "write events to FILE (atomically, at the end)" },
+	{ 'o', "output", "FILE", "write events to FILE as they come (tail -f works); with\n"
+	  "--stacks, the stacks: .folded, .svg, .pb.gz or .json" },
 	{ OPT_JSON, "json", NULL, "one JSON object a line, with typed values" },
+	{ OPT_STACKS, "stacks", NULL, "count hits per user stack (in BPF): the callers, as a\n"
+	  "top table, or a flame graph, pprof... with -o" },
+	{ OPT_BY, "by", "EXPR", "count hits per value of EXPR (in BPF), e.g. arg2 or\n"
+	  "'str16(arg1)' (strings: the first " STR(UP_BY_BYTES) " bytes)" },
+	{ OPT_HIST, "hist", "EXPR", "log2 histogram of EXPR (a number), e.g. arg3" },
+	{ OPT_TOP, "top", "N", "rows of --by and --stacks tables (default " STR(DEFAULT_TOP) ")" },
+	{ OPT_MAXKEYS, "max-keys", "N", "--by: distinct values counted (default "
+	  STR(DEFAULT_MAX_KEYS) ")" },
 	{ OPT_MAXSTR, "max-str", "N", "cut strings after N characters (default "
 	  STR(DEFAULT_MAX_STR) ", max " STR(UP_MAX_UNITS) ")" },
 	{ OPT_LATENCY, "latency", NULL, "pair entry and return per thread; log2 histograms" },
@@ -55,7 +70,8 @@ static const struct cli cli = {
 	"sidescope uprobe: print arguments and return values of functions, UTF-16 too\n"
 	"\n"
 	"USAGE: sidescope uprobe [-p PID] [-d SECONDS] [-c COUNT] [-o FILE] [--json]\n"
-	"                        [--max-str N] [--latency] PROBE...\n"
+	"                        [--max-str N] [--latency] [--hist EXPR] [--by EXPR]\n"
+	"                        [--stacks] PROBE...\n"
 	"\n"
 	"PROBE:\n"
 	"  p:BINARY:SYMBOL[+OFFSET] [(FILTER)] [\"FORMAT\"[, ARG...]]   on entry\n"
@@ -89,6 +105,13 @@ static const struct cli cli = {
 	"  sidescope uprobe -p 42 --json 'p:/app/App.dll:App.Echo \"%s\",\n"
 	"      dotnet_string(arg1)'                    # a .NET string argument\n"
 	"  sidescope uprobe -p 42 --latency -d 10 p:z:deflate  # deflate() durations\n"
+	"  sidescope uprobe -p 42 --stacks -d 10 -o malloc.svg p:c:malloc  # who mallocs\n"
+	"  sidescope uprobe -p 42 --by 'str(arg1)' -d 10 p:c:open   # opens per file name\n"
+	"  sidescope uprobe -p 42 --hist arg1 -d 10 p:c:malloc      # malloc sizes\n"
+	"\n"
+	"--latency, --hist, --by and --stacks aggregate in the kernel and report at\n"
+	"the end (or at Ctrl-C); a probe prints a line per call only when it has a\n"
+	"FORMAT.\n"
 	"\n"
 	"PRIVILEGES: CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE where the kernel has\n"
 	"uprobe_multi links (6.6 and newer); older kernels need CAP_SYS_ADMIN too.\n"
@@ -109,6 +132,11 @@ struct env {
 	bool json;
 	bool latency;
 	bool check;
+	bool stacks;
+	const char *by;
+	const char *hist;
+	uint64_t top;
+	uint64_t max_keys;
 	char **probes;
 	int nprobes;
 };
@@ -151,6 +179,17 @@ static int parse_opt(void *ctx, int c, const char *arg)
 	case OPT_SAVE: env->save = optarg; break;
 	case OPT_REPLAY: env->replay = optarg; break;
 	case OPT_CHECK: env->check = true; break;
+	case OPT_STACKS: env->stacks = true; break;
+	case OPT_BY: env->by = optarg; break;
+	case OPT_HIST: env->hist = optarg; break;
+	case OPT_TOP:
+		if (parse_u64(optarg, 1, 1000000, &env->top))
+			return usage_error("invalid --top '%s' (1 to 1000000)", optarg);
+		break;
+	case OPT_MAXKEYS:
+		if (parse_u64(optarg, 1, 1 << 22, &env->max_keys))
+			return usage_error("invalid --max-keys '%s' (1 to %d)", optarg, 1 << 22);
+		break;
 	}
 	return 0;
 }
@@ -178,6 +217,15 @@ static int parse_args(int argc, char **argv, struct env *env)
 	}
 	if (!env->nprobes)
 		return usage_error("no probe given (e.g. 'p:c:malloc \"%%d\", arg1')");
+	if (env->save && (env->stacks || env->by || env->hist))
+		return usage_error("--save keeps events for --replay, not the counts of %s",
+				   env->stacks ? "--stacks" : env->by ? "--by" : "--hist");
+	if (env->stacks && strcmp(env->output, "-") && !prof__writer_by_path(env->output)) {
+		char list[128];
+
+		return usage_error("with --stacks, -o names the stacks' file: end it in %s",
+				   prof__writer_list(list, sizeof(list), true));
+	}
 	if (env->nprobes > UP_MAX_PROBES)
 		return usage_error("too many probes (at most %d)", UP_MAX_PROBES);
 	return -1;
@@ -230,10 +278,27 @@ static int check_spec(char *buf, size_t size)
 	return r;
 }
 
+/* --by or --hist TEXT (NULL: none) compiled into probe PS. 0, or -1 when
+ * said. */
+static int add_value(struct probe_spec *ps, enum ps_role role, const char *opt,
+		     const char *text)
+{
+	struct err e = { 0 };
+	int col;
+
+	if (!text || probespec__add_value(ps, role, text, &e) == 0)
+		return 0;
+	col = e.col > 0 ? e.col : 1;
+	p_err("bad %s at column %d: %s (for %s)", opt, col, e.msg, ps->text);
+	fprintf(stderr, "  %s\n  %*s^\n", text, col - 1, "");
+	return -1;
+}
+
 /* Every probe parsed and finished before the system is touched. Return 0,
  * 2 (a bad probe: usage) or 1. */
-static int parse_probes(const struct env *env, bool quiet, struct probe_spec **specs)
+static int parse_probes(const struct env *env, struct probe_spec **specs)
 {
+	bool aggregate = env->latency || env->stacks || env->by || env->hist;
 	int i;
 
 	for (i = 0; i < env->nprobes; i++) {
@@ -254,12 +319,18 @@ static int parse_probes(const struct env *env, bool quiet, struct probe_spec **s
 			p_err("%s: %s", text, e.msg);
 			return 2;
 		}
+		if (add_value(ps, PS_ROLE_BY, "--by", env->by) ||
+		    add_value(ps, PS_ROLE_HIST, "--hist", env->hist))
+			return 2;
 		ps->recipe.latency = env->latency;
-		/* --latency alone prints its histograms, not a line per call */
-		ps->recipe.no_events = quiet && !env->count && !env->save;
+		ps->recipe.stacks = env->stacks;
+		/* aggregations report at the end: a line per call only for a
+		 * probe with a format (-c and --save count events) */
+		ps->recipe.no_events = aggregate && !ps->has_format && !env->count && !env->save;
 	}
 	return 0;
 }
+
 
 /* The session over the parsed probes, with its save file: NULL when it
  * failed (said). */
@@ -270,6 +341,8 @@ static struct session *open_session(const struct env *env, struct probe_spec **s
 		.pid = env->pid, .duration_s = env->duration, .count_limit = env->count,
 		.max_str = (unsigned int)env->max_str, .buf_kb = (unsigned int)env->buf_kb,
 		.json = env->json, .latency = env->latency, .quiet = quiet,
+		.stacks = env->stacks, .top = (size_t)env->top,
+		.max_keys = (unsigned int)env->max_keys, .max_stacks = DEFAULT_MAX_STACKS,
 	};
 	struct session *s = session__new(&o, specs, env->nprobes, out);
 
@@ -312,22 +385,58 @@ static int run(const struct env *env, struct session *s)
 	return 0;
 }
 
+/* --stacks: the hits per stack into OF (-o; or the terminal's table, or
+ * JSON). 0 or 1 (said). */
+static int write_stacks(const struct env *env, struct session *s, struct outfile *of)
+{
+	const struct prof *p = session__profile(s);
+	const struct prof_writer *w = prof__writer_by_path(env->output);
+	struct prof_write_opts wo = { .title = "uprobe hits", .top_rows = (size_t)env->top };
+	int err;
+
+	if (!strcmp(env->output, "-"))
+		w = prof__writer_by_name(env->json ? "json" : "top");
+	if (!p || !w)
+		return 1;
+	if (!prof__total(p))
+		p_warn("no hits: no stack to show");
+	err = w->write(p, outfile__fp(of), &wo);
+	if (err) {
+		p_err("cannot write %s: %s", env->output, strerror(-err));
+		return 1;
+	}
+	return 0;
+}
+
+/* Whether lines per call are printed: not when every probe aggregates
+ * without a format of its own. */
+static bool prints_calls(const struct env *env, struct probe_spec *const *specs)
+{
+	int i;
+
+	if (!(env->latency || env->stacks || env->by || env->hist))
+		return true;
+	for (i = 0; i < env->nprobes; i++)
+		if (specs[i]->has_format)
+			return true;
+	return false;
+}
+
 /* Trace the probes of ENV: parse, check the target and the output, open,
  * load, attach, run, clean up. Return the exit status. */
 static int trace(const struct env *env)
 {
 	struct probe_spec *specs[UP_MAX_PROBES] = { 0 };
-	/* with --latency, lines per call only in a format asked for */
-	bool print_calls = strcmp(env->output, "-") || env->json;
-	bool quiet = env->latency && !print_calls;
-	struct outfile *of = NULL;
+	struct outfile *of = NULL, *events = NULL;
 	struct session *s = NULL;
 	struct err perr;
+	bool quiet;
 	int err, i;
 
-	err = parse_probes(env, quiet, specs);
+	err = parse_probes(env, specs);
 	if (err)
 		goto cleanup;
+	quiet = !prints_calls(env, specs);
 	err = 1;
 	run__libbpf_quiet_unless_verbose();
 	if (env->pid > 0 && proc__check_target(env->pid, &perr)) {
@@ -340,11 +449,20 @@ static int trace(const struct env *env)
 		p_err("cannot write %s: %s", env->output, outfile__strerror(errno));
 		goto cleanup;
 	}
-	s = open_session(env, specs, quiet, outfile__fp(of));
+	/* with --stacks, -o is the stacks' file and lines go to stdout */
+	events = env->stacks && strcmp(env->output, "-") ? outfile__open("-") : NULL;
+	s = open_session(env, specs, quiet, outfile__fp(events ? events : of));
 	memset(specs, 0, sizeof(specs));	/* the session's now */
 	if (!s || session__resolve(s) || session__load(s) || session__attach(s))
 		goto cleanup;
+	/* attached: the file takes the old one's place and grows line by line */
+	if (!env->stacks && !env->check && outfile__publish(of)) {
+		p_err("cannot write %s: %s", env->output, outfile__strerror(errno));
+		goto cleanup;
+	}
 	err = env->check ? run_check(s) : run(env, s);
+	if (!err && env->stacks)
+		err = write_stacks(env, s, of);
 	if (err || env->check)
 		goto cleanup;
 	err = outfile__commit(of);
@@ -354,6 +472,8 @@ static int trace(const struct env *env)
 		err = 1;
 	}
 cleanup:
+	if (events)
+		outfile__commit(events);
 	outfile__abort(of);
 	session__free(s);
 	for (i = 0; i < UP_MAX_PROBES; i++)
@@ -363,7 +483,8 @@ cleanup:
 
 int cmd_uprobe(int argc, char **argv)
 {
-	struct env env = { .output = "-", .max_str = DEFAULT_MAX_STR, .buf_kb = 4096 };
+	struct env env = { .output = "-", .max_str = DEFAULT_MAX_STR, .buf_kb = 4096,
+			   .top = DEFAULT_TOP, .max_keys = DEFAULT_MAX_KEYS };
 	char check_buf[PATH_MAX + 64];
 	char *check_probes[] = { check_buf };
 	int r;

@@ -167,6 +167,52 @@ static void test_regular(void)
 	}
 }
 
+/* A streamed file is in place and growing before the end; abort keeps it. */
+static void test_publish(void)
+{
+	struct outfile *o;
+	struct stat sb;
+	char *s;
+
+	put("stream.log", "old\n");
+	ok(link(at("stream.log"), at("old-inode")) == 0, "publish: a second name for the old file");
+	o = outfile__open(at("stream.log"));
+	ok(o != NULL, "publish: opens");
+	if (!o)
+		return;
+	is_int(outfile__publish(o), 0, "publish: in place");
+	fputs("line 1\n", outfile__fp(o));
+	fflush(outfile__fp(o));
+	s = get(at("stream.log"));
+	is_str(s, "line 1\n", "publish: a reader sees the lines before the end");
+	free(s);
+	is_int(entries(), 2, "publish: no temporary file beside it");
+	fputs("line 2\n", outfile__fp(o));
+	is_int(outfile__commit(o), 0, "publish: commit");
+	s = get(at("stream.log"));
+	is_str(s, "line 1\nline 2\n", "publish: complete at the end");
+	free(s);
+	s = get(at("old-inode"));
+	is_str(s, "old\n", "publish: replaced by rename, the old file was not written");
+	free(s);
+	ok(stat(at("stream.log"), &sb) == 0 && (sb.st_mode & 07777) == 0640, "publish: mode 0640");
+
+	o = outfile__open(at("stream.log"));
+	ok(o && outfile__publish(o) == 0, "publish then abort: opens and publishes");
+	if (o) {
+		fputs("partial\n", outfile__fp(o));
+		outfile__abort(o);
+	}
+	s = get(at("stream.log"));
+	is_str(s, "partial\n", "publish then abort: what was written stays");
+	free(s);
+	o = outfile__open("-");
+	ok(o && outfile__publish(o) == 0, "publish of stdout: a no-op");
+	if (o)
+		is_int(outfile__commit(o), 0, "publish of stdout: commit");
+	cleanup_dir();
+}
+
 static void test_refusals(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -392,6 +438,7 @@ int main(void)
 		is_int(outfile__commit(o), 0, "\"-\": commit");
 
 	test_regular();
+	test_publish();
 	test_refusals();
 	test_devices();
 	test_errors();

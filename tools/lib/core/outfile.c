@@ -26,6 +26,7 @@ struct outfile {
 	char *base;	/* the target's name in dirfd */
 	char *tmp;	/* the temporary file's name in dirfd */
 	bool shared;	/* fp is stdout or stderr: flushed, never closed */
+	bool published;	/* renamed into place before the end (outfile__publish) */
 };
 
 /* The descriptor that PATH names in this process, or -1: the operator's
@@ -331,12 +332,30 @@ const char *outfile__path(const struct outfile *o)
 	return o->path;
 }
 
+int outfile__publish(struct outfile *o)
+{
+	if (!o->tmp)
+		return 0;
+	if (renameat(o->dirfd, o->tmp, o->dirfd, o->base) < 0) {
+		int err = errno;
+
+		errno = err;
+		return -err;
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	o->published = true;
+	return 0;
+}
+
 int outfile__commit(struct outfile *o)
 {
 	int err = 0;
 
 	if (fflush(o->fp) != 0 || ferror(o->fp))
 		err = errno ? -errno : -EIO;
+	if (o->published && !err && fsync(fileno(o->fp)) < 0 && errno != EINVAL)
+		err = -errno;
 	if (!o->tmp) {
 		if (!o->shared && fclose(o->fp) != 0 && !err)
 			err = errno ? -errno : -EIO;

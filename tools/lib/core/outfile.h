@@ -39,7 +39,14 @@ const char *outfile__path(const struct outfile *o);
  * Return 0 or a negative errno, also left in errno (the temporary file is
  * removed on error). */
 int outfile__commit(struct outfile *o);
-/* Discard what was written; frees o. Accepts NULL. */
+/* Put the file in place now, before it is complete, so that a reader can
+ * follow it as it grows (tail -f); for a temporary file only, else a
+ * no-op. Commit then flushes, fsyncs and closes it; abort closes it and
+ * leaves what was written, since that is what a streamed capture has.
+ * Return 0 or a negative errno (also in errno). */
+int outfile__publish(struct outfile *o);
+/* Discard what was written (a published file keeps it); frees o. Accepts
+ * NULL. */
 void outfile__abort(struct outfile *o);
 
 /* What ERR (an errno from outfile__open or outfile__commit, either sign)

@@ -458,24 +458,16 @@ static bool parse_string_arg(struct parser *ps, const char *name, size_t n, stru
 	return true;
 }
 
-/* One ARG: a string kind's call (argkind.h) or an integer expression. */
-static bool parse_arg(struct parser *ps)
+/* One value into A and SLOT: a string kind's call (argkind.h) or an
+ * integer expression. */
+static bool parse_value(struct parser *ps, struct ps_arg *a, int slot)
 {
 	struct probe_spec *spec = ps->ps;
-	struct ps_arg *a;
 	const char *at, *end;
-	int slot, kind;
+	int kind;
 
 	skip_ws(ps);
 	at = ps->p;
-	if (spec->nargs >= PS_MAX_ARGS) {
-		fail_at(ps, at, "too many arguments (at most %d)", PS_MAX_ARGS);
-		return false;
-	}
-	a = &spec->args[spec->nargs];
-	slot = add_slot(ps, at, UP_KIND_INT);
-	if (slot < 0)
-		return false;
 	for (end = at; is_ident(*end); end++)
 		;
 	kind = argkind__by_name(at, (size_t)(end - at));
@@ -494,6 +486,23 @@ static bool parse_arg(struct parser *ps)
 		fail_at(ps, at, "out of memory");
 		return false;
 	}
+	return true;
+}
+
+/* One ARG of the format. */
+static bool parse_arg(struct parser *ps)
+{
+	struct probe_spec *spec = ps->ps;
+	int slot;
+
+	skip_ws(ps);
+	if (spec->nargs >= PS_MAX_ARGS) {
+		fail_at(ps, ps->p, "too many arguments (at most %d)", PS_MAX_ARGS);
+		return false;
+	}
+	slot = add_slot(ps, ps->p, UP_KIND_INT);
+	if (slot < 0 || !parse_value(ps, &spec->args[spec->nargs], slot))
+		return false;
 	spec->nargs++;
 	return true;
 }
@@ -864,6 +873,8 @@ struct probe_spec *probespec__parse(const char *text, struct err *err)
 		return NULL;
 	}
 	P.ps = spec;
+	spec->recipe.by_slot = UP_NO_SLOT;
+	spec->recipe.hist_slot = UP_NO_SLOT;
 	spec->text = strdup(text);
 	r = spec->text ? 0 : -ENOMEM;
 	if (!r)
@@ -907,12 +918,67 @@ int probespec__finish(struct probe_spec *ps, unsigned int max_units, struct err 
 	return 0;
 }
 
+/* The most code units of KIND whose bytes fit a --by key (UP_BY_BYTES): a
+ * NUL-terminated UTF-16 string is read one unit past its limit. */
+static unsigned int by_units(enum up_kind kind)
+{
+	switch (kind) {
+	case UP_KIND_STR:
+		return UP_BY_BYTES - 1;
+	case UP_KIND_STR16Z:
+		return UP_BY_BYTES / 2 - 1;
+	default:
+		return UP_BY_BYTES / 2;
+	}
+}
+
+int probespec__add_value(struct probe_spec *ps, enum ps_role role, const char *text,
+			 struct err *err)
+{
+	struct err scratch;
+	struct parser P = { .text = text, .p = text, .err = err ? err : &scratch, .ps = ps };
+	struct ps_arg *a = role == PS_ROLE_BY ? &ps->by : &ps->hist;
+	struct up_slot *sl;
+	int slot;
+
+	err__clear(P.err);
+	if (a->text)
+		return err__set_at(P.err, 1, EINVAL, "given twice");
+	slot = add_slot(&P, text, UP_KIND_INT);
+	if (slot < 0 || !parse_value(&P, a, slot))
+		return -(errno = EINVAL);
+	skip_ws(&P);
+	if (*P.p) {
+		fail_at(&P, P.p, "unexpected text after the expression");
+		return -(errno = EINVAL);
+	}
+	sl = &ps->recipe.slots[slot];
+	if (role == PS_ROLE_HIST) {
+		if (a->kind != UP_KIND_INT) {
+			fail_at(&P, text, "a histogram needs a number, not a string");
+			return -(errno = EINVAL);
+		}
+		ps->recipe.hist_slot = (__u8)slot;
+		return 0;
+	}
+	if (a->kind != UP_KIND_INT) {
+		unsigned int cap = by_units(a->kind);
+
+		sl->max_units = (__u16)(a->max_units && (unsigned)a->max_units < cap ?
+					(unsigned)a->max_units : cap);
+	}
+	ps->recipe.by_slot = (__u8)slot;
+	return 0;
+}
+
 void probespec__free(struct probe_spec *ps)
 {
 	int i;
 
 	if (!ps)
 		return;
+	free(ps->by.text);
+	free(ps->hist.text);
 	for (i = 0; i < ps->nargs; i++)
 		free(ps->args[i].text);
 	for (i = 0; i < ps->npieces; i++)

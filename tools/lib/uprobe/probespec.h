@@ -55,6 +55,8 @@ struct probe_spec {
 	bool has_format;
 	bool has_filter;
 	char *filter_text;
+	struct ps_arg by;	/* --by EXPR (text NULL: none) */
+	struct ps_arg hist;	/* --hist EXPR */
 	/* slots [0, nargs) are the arguments; filter operands follow */
 	struct up_recipe recipe;
 };
@@ -69,6 +71,19 @@ void probespec__free(struct probe_spec *ps);
  * gets max_units. Return 0, or -E2BIG when the strings of one event would
  * not fit the event's data area (message in ERR, col 1). */
 int probespec__finish(struct probe_spec *ps, unsigned int max_units, struct err *err);
+
+/* What a value added after parsing is for. */
+enum ps_role {
+	PS_ROLE_BY,		/* hits counted per distinct value (--by) */
+	PS_ROLE_HIST,		/* a log2 histogram of the value (--hist) */
+};
+
+/* Compile TEXT, an ARG (an integer expression or a string function), in
+ * the context of PS (retval only in r: probes) into one more slot, for
+ * ROLE. A --by string keeps its first UP_BY_BYTES bytes; a histogram needs
+ * an integer. Return 0, or a negative errno with ERR (col in TEXT). */
+int probespec__add_value(struct probe_spec *ps, enum ps_role role, const char *text,
+			 struct err *err);
 
 /* Whether a name is a library short name ("c", "ssl") rather than a path. */
 bool probespec__is_short_name(const char *binary);

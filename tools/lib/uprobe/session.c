@@ -23,6 +23,7 @@
 #include "core/run.h"
 #include "core/util.h"
 #include "uprobe/session.h"
+#include "uprobe/upagg.h"
 #include "uprobe/upfmt.h"
 #include "uprobe/uplink.h"
 #include "uprobe/uptarget.h"
@@ -63,6 +64,11 @@ struct session {
 	int nlinks;
 	struct watched watched[UP_MAX_PROBES];
 	int nwatched;
+	bool has_by;			/* some probe counts by value */
+	struct upstacks *stk;		/* --stacks */
+	struct prof *prof;		/* --stacks: the hits per stack, at the end */
+	uint64_t start_wall;		/* attached at (ns since the epoch) */
+	uint64_t start_mono;
 };
 
 struct session *session__new(const struct session_opts *o, struct probe_spec **specs,
@@ -164,6 +170,24 @@ int session__resolve(struct session *s)
 	return 0;
 }
 
+/* The maps of --by and --stacks at their sizes, or the least. 0 or
+ * -EINVAL (said). */
+static int size_aggregations(struct session *s)
+{
+	struct uprobe_bpf *k = s->skel;
+	__u32 keys = s->has_by ? s->o.max_keys : 1;
+	__u32 stacks = s->o.stacks ? s->o.max_stacks : 1;
+
+	if (bpf_map__set_max_entries(k->maps.by, keys) ||
+	    bpf_map__set_max_entries(k->maps.counts0, stacks) ||
+	    bpf_map__set_max_entries(k->maps.counts1, stacks) ||
+	    bpf_map__set_max_entries(k->maps.stacks, stacks)) {
+		p_err("cannot size the maps of values and stacks");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int session__load(struct session *s)
 {
 	/* needs CAP_SYS_RESOURCE, which a sidecar does not have; the kernel
@@ -193,7 +217,11 @@ int session__load(struct session *s)
 		p_err("cannot size the ring buffer");
 		return -EINVAL;
 	}
-	c = uplink__prepare(s->skel->progs.uprobe_hit);
+	for (i = 0; i < s->nspecs; i++)
+		s->has_by |= s->specs[i]->by.text != NULL;
+	c = size_aggregations(s);
+	if (!c)
+		c = uplink__prepare(s->skel->progs.uprobe_hit);
 	if (!c)
 		c = uprobe_bpf__load(s->skel);
 	if (c) {
@@ -250,9 +278,38 @@ static void watch(struct session *s, int i)
 
 static int on_event(void *ctx, void *data, size_t size);
 
+/* --stacks: the capture of hits per stack, before the first hit. */
+static int open_stacks(struct session *s)
+{
+	struct uprobe_bpf *k = s->skel;
+	struct capture_maps m = {
+		.counts = { bpf_map__fd(k->maps.counts0), bpf_map__fd(k->maps.counts1) },
+		.stacks = bpf_map__fd(k->maps.stacks),
+		.stats = bpf_map__fd(k->maps.pstats),
+		.news = -1,
+		.offstart = -1,
+		.active = &k->bss->active,
+	};
+
+	s->stk = upstacks__new(&m, s->o.pid, s->target_start);
+	if (!s->stk) {
+		p_err("out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int session__attach(struct session *s)
 {
 	int i, r;
+
+	if (s->o.stacks) {
+		r = open_stacks(s);
+		if (r)
+			return r;
+	}
+	s->start_mono = now_ns();
+	s->start_wall = (uint64_t)((int64_t)s->start_mono + upfmt__realtime_offset());
 
 	for (i = 0; i < s->nspecs; i++) {
 		struct probe_spec *ps = s->specs[i];
@@ -395,7 +452,7 @@ static int poll_once(struct session *s)
 
 int session__run(struct session *s)
 {
-	uint64_t deadline = 0, next_check = 0;
+	uint64_t deadline = 0, next_check = 0, next_drain = 0;
 	int c;
 
 	if (s->o.duration_s)
@@ -415,8 +472,22 @@ int session__run(struct session *s)
 				break;
 			next_check = now_ns() + 200000000ull;
 		}
+		/* the maps of stacks hold a second's worth at the most */
+		if (s->stk && now_ns() >= next_drain) {
+			c = upstacks__drain(s->stk);
+			if (c) {
+				p_err("cannot read the stacks: %s", strerror(-c));
+				return c;
+			}
+			next_drain = now_ns() + 1000000000ull;
+		}
 	}
 	return 0;
+}
+
+struct prof *session__profile(struct session *s)
+{
+	return s->prof;
 }
 
 bool session__wait_first(struct session *s)
@@ -444,84 +515,12 @@ static int sum_percpu(int fd, uint32_t key, int ncpu, uint64_t *vals, uint64_t *
 	return 0;
 }
 
-static uint64_t slot_min(int i)
-{
-	return i ? 1ULL << i : 0;
-}
-
-static uint64_t slot_max(int i)
-{
-	return (i < 63 ? (1ULL << (i + 1)) : 0) - 1;
-}
-
-static void print_hist(FILE *f, const char *label, const uint64_t *h, uint64_t total)
-{
-	int lo = -1, hi = -1, i;
-	uint64_t max = 0;
-
-	for (i = 0; i < UP_HIST_SLOTS; i++) {
-		if (!h[i])
-			continue;
-		if (lo < 0)
-			lo = i;
-		hi = i;
-		if (h[i] > max)
-			max = h[i];
-	}
-	fprintf(f, "\nlatency of %s: %llu calls\n", label, (unsigned long long)total);
-	if (lo < 0)
-		return;
-	fprintf(f, "%24s : %-10s %s\n", "ns", "count", "distribution");
-	for (i = lo; i <= hi; i++) {
-		int bar = (int)(max ? h[i] * 30 / max : 0), k;
-		char stars[31];
-
-		for (k = 0; k < 30; k++)
-			stars[k] = k < bar ? '*' : ' ';
-		stars[30] = '\0';
-		fprintf(f, "%11llu -> %-10llu : %-10llu |%s|\n", (unsigned long long)slot_min(i),
-			(unsigned long long)slot_max(i), (unsigned long long)h[i], stars);
-	}
-}
-
-static void print_hist_json(FILE *f, const char *label, const uint64_t *h, uint64_t total)
-{
-	struct json j;
-	int i;
-
-	json__init(&j, f);
-	json__obj(&j);
-	json__key(&j, "type");
-	json__str(&j, "latency");
-	json__key(&j, "probe");
-	json__str(&j, label);
-	json__key(&j, "calls");
-	json__u64(&j, total);
-	json__key(&j, "unit");
-	json__str(&j, "ns");
-	json__key(&j, "buckets");
-	json__arr(&j);
-	for (i = 0; i < UP_HIST_SLOTS; i++) {
-		if (!h[i])
-			continue;
-		json__obj(&j);
-		json__key(&j, "min");
-		json__u64(&j, slot_min(i));
-		json__key(&j, "max");
-		json__u64(&j, slot_max(i));
-		json__key(&j, "count");
-		json__u64(&j, h[i]);
-		json__end(&j);
-	}
-	json__end(&j);
-	json__end(&j);
-	fputc('\n', f);
-}
-
 /* The latency histogram of each probe on the output. */
 static void report_latency(struct session *s, int ncpu, uint64_t *vals, uint64_t *hist)
 {
 	int hfd = bpf_map__fd(s->skel->maps.hist), i, j;
+	char heading[512];
+	struct uphist d;
 
 	for (i = 0; i < s->nspecs; i++) {
 		uint64_t total = 0;
@@ -531,10 +530,41 @@ static void report_latency(struct session *s, int ncpu, uint64_t *vals, uint64_t
 				hist[j] = 0;
 			total += hist[j];
 		}
-		if (s->o.json)
-			print_hist_json(s->out, s->specs[i]->label, hist, total);
-		else
-			print_hist(s->out, s->specs[i]->label, hist, total);
+		snprintf(heading, sizeof(heading), "latency of %s: %llu calls", s->specs[i]->label,
+			 (unsigned long long)total);
+		d = (struct uphist){ heading, "latency", s->specs[i]->label, NULL, "calls", "ns", 0 };
+		upagg__print_hist(s->out, s->o.json, &d, hist, total);
+	}
+}
+
+/* The --hist histogram of each probe that has one; ST: the counters. */
+static void report_hist(struct session *s, int ncpu, uint64_t *vals, uint64_t *hist,
+			uint64_t st[][UP_NSTATS])
+{
+	int hfd = bpf_map__fd(s->skel->maps.vhist), i, j;
+	char heading[512], neg[64];
+	struct uphist d;
+
+	for (i = 0; i < s->nspecs; i++) {
+		const struct probe_spec *ps = s->specs[i];
+		uint64_t total = 0;
+
+		if (!ps->hist.text)
+			continue;
+		for (j = 0; j < UP_HIST_SLOTS; j++) {
+			if (sum_percpu(hfd, (uint32_t)(i * UP_HIST_SLOTS + j), ncpu, vals, &hist[j]))
+				hist[j] = 0;
+			total += hist[j];
+		}
+		neg[0] = '\0';
+		if (st[i][UP_STAT_NEGATIVE])
+			snprintf(neg, sizeof(neg), " (and %llu below 0, not shown)",
+				 (unsigned long long)st[i][UP_STAT_NEGATIVE]);
+		snprintf(heading, sizeof(heading), "%s at %s: %llu values%s", ps->hist.text,
+			 ps->label, (unsigned long long)total, neg);
+		d = (struct uphist){ heading, "hist", ps->label, ps->hist.text, "values", "value",
+				     st[i][UP_STAT_NEGATIVE] };
+		upagg__print_hist(s->out, s->o.json, &d, hist, total);
 	}
 }
 
@@ -599,6 +629,15 @@ static void report_counts(struct session *s, uint64_t st[][UP_NSTATS])
 	if (tot_lost)
 		p_warn("%llu events lost: the ring buffer was full (raise --buffer-kb, "
 		       "filter, or print less)", (unsigned long long)tot_lost);
+	for (i = 0; i < s->nspecs; i++) {
+		if (st[i][UP_STAT_BY_FULL])
+			p_warn("%s: %llu hits not counted by value: the map of values was full "
+			       "(raise --max-keys, now %u)", s->specs[i]->label,
+			       (unsigned long long)st[i][UP_STAT_BY_FULL], s->o.max_keys);
+		if (st[i][UP_STAT_UNREAD])
+			p_warn("%s: %llu hits whose --hist value could not be read",
+			       s->specs[i]->label, (unsigned long long)st[i][UP_STAT_UNREAD]);
+	}
 	if (tot_outside)
 		p_debug("%llu hits outside this PID namespace ignored",
 			(unsigned long long)tot_outside);
@@ -631,6 +670,13 @@ static int report(struct session *s)
 				st[i][j] = 0;
 	if (s->o.latency)
 		report_latency(s, ncpu, vals, hist);
+	report_hist(s, ncpu, vals, hist, st);
+	if (s->has_by && upagg__report_by(bpf_map__fd(s->skel->maps.by), s->specs, s->nspecs,
+					  s->fmt, s->o.json, s->o.top, s->out)) {
+		free(vals);
+		free(hist);
+		return -ENOMEM;
+	}
 	report_counts(s, st);
 	free(vals);
 	free(hist);
@@ -667,6 +713,11 @@ int session__finish(struct session *s)
 		p_err("cannot read the counters");
 		return err;
 	}
+	if (s->stk) {
+		s->prof = upstacks__finish(s->stk, s->start_wall, now_ns() - s->start_mono);
+		if (!s->prof)
+			return -EIO;
+	}
 	if (s->save && (fflush(s->save) || ferror(s->save))) {
 		err = errno;
 		p_err("cannot write %s: %s", s->save_path, strerror(err));
@@ -686,6 +737,7 @@ void session__free(struct session *s)
 	ring_buffer__free(s->rb);
 	detach(s);
 	/* the watched descriptors are the probes' own: closed below */
+	upstacks__free(s->stk);
 	uprobe_bpf__destroy(s->skel);
 	upfmt__free(s->fmt);
 	for (i = 0; i < s->nspecs; i++) {

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "prof/prof.h"
 #include "uprobe/probespec.h"
 
 struct session_opts {
@@ -36,6 +37,10 @@ struct session_opts {
 	bool latency;		/* attach the other half of each probe too and
 				 * report log2 histograms */
 	bool quiet;		/* count the events, format none */
+	bool stacks;		/* count hits per user stack (session__profile) */
+	size_t top;		/* --by: the most frequent values shown */
+	unsigned int max_keys;	/* --by: distinct values counted at the most */
+	unsigned int max_stacks;	/* --stacks: distinct stacks per second */
 };
 
 struct session;
@@ -74,6 +79,10 @@ bool session__wait_first(struct session *s);
  * and the JSON summary on the output, the per-probe counters on stderr,
  * the save file flushed. */
 int session__finish(struct session *s);
+
+/* --stacks: after session__finish, the hits per stack (owned by the
+ * session), symbolized; NULL before or without. */
+struct prof *session__profile(struct session *s);
 
 /* Detach and free everything, closing the files; NULL is fine. */
 void session__free(struct session *s);

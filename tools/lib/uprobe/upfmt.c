@@ -550,6 +550,56 @@ static void format_json_args(struct upfmt *f, const struct probe_spec *ps,
 	putc_(b, ']');
 }
 
+const char *upfmt__by_value(struct upfmt *f, const struct probe_spec *ps,
+			    const struct up_bykey *k, size_t *len)
+{
+	const struct up_slot *sl = &ps->recipe.slots[ps->recipe.by_slot % UP_MAX_SLOTS];
+	struct up_val v = { .len = k->len, .count = k->count, .flags = k->flags };
+	struct buf *b = &f->line;
+	struct dval d;
+
+	b->len = 0;
+	if (ps->by.kind == UP_KIND_INT) {
+		if (f->json)
+			puts_(b, "\"value\":");
+		if (k->flags & UP_VF_FAULT)
+			puts_(b, f->json ? "null,\"fault\":true" : "<fault>");
+		else
+			put_s64(b, (int64_t)k->value);
+	} else {
+		v.len = k->len <= UP_BY_BYTES ? k->len : UP_BY_BYTES;
+		/* the slot's limit, not the cut flag of the copy, decides */
+		v.flags &= ~UP_VF_CUT;
+		if (k->flags & UP_VF_CUT)
+			v.flags |= UP_VF_CUT;
+		decode_str_once(f, 0, sl, &v, k->data, &d);
+		if (f->json) {
+			puts_(b, "\"value\":");
+			if (d.mark)
+				put_json(b, d.mark, strlen(d.mark));
+			else
+				put_json(b, d.s, d.n);
+			if (d.cut)
+				puts_(b, ",\"truncated\":true");
+		} else if (d.mark) {
+			puts_(b, d.mark);
+		} else {
+			putc_(b, '"');
+			put_text(b, d.s, d.n);
+			if (d.cut)
+				puts_(b, UTF16_CUT_MARK);
+			putc_(b, '"');
+		}
+	}
+	/* a fresh event must decode its strings again */
+	f->gen++;
+	if (buf_grow(b, 1))
+		return NULL;
+	b->p[b->len] = '\0';
+	*len = b->len;
+	return b->p;
+}
+
 const char *upfmt__line(struct upfmt *f, const void *data, size_t size, size_t *len)
 {
 	const struct up_event_hdr *h = data;

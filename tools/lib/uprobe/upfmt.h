@@ -30,6 +30,13 @@ int upfmt__event(struct upfmt *f, const void *data, size_t size, FILE *out);
  * the line (valid until the next call) and its length, or NULL (-EINVAL). */
 const char *upfmt__line(struct upfmt *f, const void *data, size_t size, size_t *len);
 
+/* The value of a --by key K of probe PS, decoded as its kind: a number,
+ * a quoted and escaped string ("..." with U+2026 when cut) or <fault>; in
+ * JSON mode the members "value":...[,"truncated":true]. Valid until the
+ * next call; NULL when out of memory. */
+const char *upfmt__by_value(struct upfmt *f, const struct probe_spec *ps,
+			    const struct up_bykey *k, size_t *len);
+
 /* CLOCK_REALTIME - CLOCK_MONOTONIC, in nanoseconds. */
 int64_t upfmt__realtime_offset(void);
 

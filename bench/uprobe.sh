@@ -7,14 +7,19 @@
 # bytes; sidescope printing the int and the decoded string. Prints the time
 # per call, the added cost per hit, and events printed and lost; then the
 # rate at which sidescope decodes and formats captured events (--replay).
+# Then aggregation in the kernel, on work() of tests/progs/callers_target
+# (CALLS hits from two callers): bpftrace's @[ustack] = count() against
+# sidescope --stacks, and @[arg0] = count() against --by arg1, as the cost
+# per hit and the ratio, with the hits each counted.
 set -eu
 [ "${BENCH_DEBUG:-0}" = 1 ] && set -x
 
 B=${SIDESCOPE_BUILD:-build}
 S="$B/sidescope"
 T="$(cd "$(dirname "$B/tests/progs/uprobe_target")" && pwd)/uprobe_target"
+C="$(dirname "$T")/callers_target"
 N=${1:-100000}
-if [ ! -x "$S" ] || [ ! -x "$T" ]; then
+if [ ! -x "$S" ] || [ ! -x "$T" ] || [ ! -x "$C" ]; then
 	echo "uprobe.sh: run 'make' first" >&2
 	exit 1
 fi
@@ -157,3 +162,77 @@ for fmt in text json; do
 	done
 	echo "replay ($fmt): $(sed -n 's/.*replayed \([0-9]*\) events.*/\1/p' "$W/replay.err") events, best $best events/s"
 done
+
+# 6. aggregation in the kernel: N hits of work() in N/4 rounds
+R=$((N / 4))
+start_callers() { # like start_target, for callers_target
+	RUN=$((RUN + 1))
+	D="$W/run$RUN"
+	mkdir -p "$D"
+	mkfifo "$D/fifo"
+	"$C" "$D/ready" < "$D/fifo" > "$D/target.out" &
+	TBG=$!
+	BG="$BG $TBG"
+	exec 3> "$D/fifo"
+	wait_for_grep "$D/ready" '^[0-9]+$'
+	TPID=$(cat "$D/ready")
+}
+run_rounds() { # NS gets the rounds' time
+	echo "round $R" >&3
+	echo quit >&3
+	exec 3>&-
+	wait "$TBG" || true
+	NS=$(sed -n 's/^done .* ns=//p' "$D/target.out")
+}
+bt_agg() { # bt_agg KEY: bpftrace counting work() hits by KEY; BT_NS, BT_HITS
+	start_callers
+	bpftrace -B line -e "BEGIN { printf(\"ready\\n\"); }
+		uprobe:$C:work /pid == $TPID/ { @[$1] = count(); }
+		tracepoint:sched:sched_process_exit /pid == $TPID/ { exit(); }" \
+		> "$D/bt.out" 2> "$D/bt.err" &
+	bt=$!
+	BG="$BG $bt"
+	wait_for_grep "$D/bt.out" "^ready"
+	run_rounds
+	BT_NS=$NS
+	stop_bpftrace "$bt"
+	BT_HITS=$(sed -n 's/^.*\]: \([0-9]*\)$/\1/p' "$D/bt.out" | awk '{ s += $1 } END { print s + 0 }')
+}
+ss_agg() { # ss_agg OPTION...: sidescope counting work() hits; SS_NS
+	start_callers
+	"$S" uprobe -p "$TPID" --json "$@" "p:$C:work" > "$D/ss.out" 2> "$D/ss.err" &
+	ss=$!
+	BG="$BG $ss"
+	wait_for_grep "$D/ss.err" "tracing|error"
+	run_rounds
+	SS_NS=$NS
+	wait "$ss" || true
+}
+per_hit() { awk -v t="$1" -v b="$2" -v n="$N" 'BEGIN { printf "%.2f", (t - b) / n / 1000 }'; }
+ratio() { awk -v s="$1" -v t="$2" -v b="$3" 'BEGIN { if (t > b) printf "%.2f", (s - b) / (t - b); else print "-" }'; }
+
+start_callers
+run_rounds
+abase=$NS
+bt_agg ustack
+bt_st_ns=$BT_NS
+bt_st_hits=$BT_HITS
+ss_agg --stacks -o "$W/stacks.folded"
+ss_st_ns=$SS_NS
+ss_st_hits=$(awk '{ s += $NF } END { print s + 0 }' "$W/stacks.folded")
+bt_agg arg0
+bt_by_ns=$BT_NS
+bt_by_hits=$BT_HITS
+ss_agg --by arg1
+ss_by_ns=$SS_NS
+ss_by_hits=$(jq -r 'select(.type == "by") | .hits' "$D/ss.out")
+
+echo
+echo "aggregation: $N hits of work(long, char16_t*) from two callers"
+echo
+echo "| aggregation | added us/hit | hits counted | sidescope / bpftrace |"
+echo "|---|---|---|---|"
+echo "| bpftrace @[ustack] = count() | $(per_hit "$bt_st_ns" "$abase") | $bt_st_hits | |"
+echo "| sidescope --stacks | $(per_hit "$ss_st_ns" "$abase") | $ss_st_hits | $(ratio "$ss_st_ns" "$bt_st_ns" "$abase") |"
+echo "| bpftrace @[arg0] = count() | $(per_hit "$bt_by_ns" "$abase") | $bt_by_hits | |"
+echo "| sidescope --by arg1 | $(per_hit "$ss_by_ns" "$abase") | $ss_by_hits | $(ratio "$ss_by_ns" "$bt_by_ns" "$abase") |"

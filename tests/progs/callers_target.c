@@ -6,10 +6,11 @@
  * Command "round N": N times, caller_a calls work() 3 times and caller_b
  * once, with sizes 1, 100, 10000 (from caller_a) and 1000000 (from
  * caller_b), and names u"héllo" (caller_a) or u"wörld ✓" (caller_b); then
- * "done N" on stdout. "quit" ends it. */
+ * "done N ns=T" on stdout, T the rounds' time. "quit" ends it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <uchar.h>
 #include <unistd.h>
 
@@ -41,6 +42,7 @@ PROBE void caller_b(void)
 
 int main(int argc, char **argv)
 {
+	struct timespec t0, t1;
 	char line[128];
 	FILE *f;
 	long n, i;
@@ -60,11 +62,14 @@ int main(int argc, char **argv)
 			break;
 		if (sscanf(line, "round %ld", &n) != 1)
 			continue;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (i = 0; i < n; i++) {
 			caller_a();
 			caller_b();
 		}
-		printf("done %ld\n", n);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("done %ld ns=%lld\n", n, (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL +
+		       (t1.tv_nsec - t0.tv_nsec));
 	}
 	return 0;
 }

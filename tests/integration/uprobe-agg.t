@@ -134,6 +134,37 @@ is "$(find "$_d" -name '.stream.txt.*' | wc -l)" 0 "no temporary file left"
 echo quit >&3
 exec 3>&-
 
+# --- through the wrapper: the options pass, -O DIR gets a flame graph ---
+RUN=$((RUN + 1))
+_d="$TMPDIR_TEST/run$RUN"
+mkdir -p "$_d/out"
+mkfifo "$_d/fifo"
+"$T" "$_d/ready" < "$_d/fifo" > "$_d/target.out" &
+on_exit "kill $!"
+exec 3> "$_d/fifo"
+wait_for_file "$_d/ready" 10
+TPID=$(cat "$_d/ready")
+SIDESCOPE_POD=pod "$SIDESCOPE_SRC/scripts/uprobe-trace" -p "$TPID" -d 2 --stacks -O "$_d/out" \
+	"p:$T:work" > "$_d/wrap.out" 2> "$_d/wrap.err" &
+w=$!
+wait_for_grep "$_d/wrap.err" "tracing 1 probe|error"
+echo "round 50" >&3
+wait "$w"
+is "$?" 0 "uprobe-trace --stacks -O DIR: exit 0"
+svg=$(ls "$_d/out" | grep '\.svg$')
+like "$svg" "^pod-callers_target-$TPID-[0-9TZ]+\.svg$" "a flame graph named for the pod, target and time"
+like "$(cat "$_d/out/$svg" 2>/dev/null)" "caller_a" "the callers are in it"
+like "$(cat "$_d/wrap.out")" "kubectl cp" "and the line that fetches it"
+SIDESCOPE_POD=pod "$SIDESCOPE_SRC/scripts/uprobe-trace" -p "$TPID" -d 2 --by 'str16(arg2)' --top 1 \
+	"p:$T:work" > "$_d/wrap.out" 2> "$_d/wrap.err" &
+w=$!
+wait_for_grep "$_d/wrap.err" "tracing 1 probe|error"
+echo "round 50" >&3
+wait "$w"
+like "$(cat "$_d/wrap.out")" "150  \"héllo\"" "uprobe-trace --by --top 1: the most frequent value"
+echo quit >&3
+exec 3>&-
+
 # --- usage errors, before anything is attached ---
 err=$("$SIDESCOPE" uprobe -p 1 --hist 'str(arg1)' "p:$T:work" 2>&1)
 is "$?" 2 "--hist of a string: usage error"

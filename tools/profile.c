@@ -534,12 +534,6 @@ static void watch_cgroup(struct symbolizer *sz, const char *procs)
 	free(buf);
 }
 
-static const struct pe_resolver r2r_resolver = {
-	.open = r2r__pe_open,
-	.lookup = r2r__pe_lookup,
-	.close = r2r__pe_close,
-};
-
 /* The symbolizer, the profile and the stack cache, the targets watched
  * from now on. 0, or -1 once said. */
 static int open_model(struct profiler *pr)
@@ -552,7 +546,7 @@ static int open_model(struct profiler *pr)
 	/* ReadyToRun code in mapped .dll images is named from the image itself;
 	 * SIDESCOPE_NO_R2R=1 leaves it to perf maps (for comparisons) */
 	if (c->sz && !getenv("SIDESCOPE_NO_R2R"))
-		symbolizer__set_pe_resolver(c->sz, &r2r_resolver);
+		symbolizer__set_pe_resolver(c->sz, &r2r__pe_resolver);
 	c->prof = prof__new();
 	c->stacks = stackcache__new();
 	if (!c->sz || !c->prof || !c->stacks) {

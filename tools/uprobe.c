@@ -343,6 +343,8 @@ static struct session *open_session(const struct env *env, struct probe_spec **s
 		.json = env->json, .latency = env->latency, .quiet = quiet,
 		.stacks = env->stacks, .top = (size_t)env->top,
 		.max_keys = (unsigned int)env->max_keys, .max_stacks = DEFAULT_MAX_STACKS,
+		/* ReadyToRun code in the stacks named as the profiler names it */
+		.pe = getenv("SIDESCOPE_NO_R2R") ? NULL : &r2r__pe_resolver,
 	};
 	struct session *s = session__new(&o, specs, env->nprobes, out);
 

@@ -44,8 +44,9 @@ probe() {
 	shift 2
 	_out="$TMPDIR_TEST/$_label.out"
 	_err="$TMPDIR_TEST/$_label.err"
-	sidecar_bg "$TMPDIR_TEST/$_label.pid" "$SIDESCOPE" uprobe -p "$DOTNET_PID" "$_spec" \
-		>"$_out" 2>"$_err"
+	# shellcheck disable=SC2086 # PROBE_OPTS: options, split on blanks
+	sidecar_bg "$TMPDIR_TEST/$_label.pid" "$SIDESCOPE" uprobe -p "$DOTNET_PID" $PROBE_OPTS \
+		"$_spec" >"$_out" 2>"$_err"
 	_tracer=$!
 	on_exit "kill $_tracer"
 	if ! wait_for_match "$_err" "$ATTACHED" 20 || ! kill -0 "$_tracer" 2>/dev/null; then
@@ -60,8 +61,10 @@ probe() {
 	sidecar_signal "$TMPDIR_TEST/$_label.pid" TERM
 	wait "$_tracer"
 	ok $? "$_label: the tracer exits 0 on SIGTERM"
-	is "$(count_suffix "$_out" "end-$_label")" 1 "$_label: the last event is there too"
+	[ -n "$PROBE_OPTS" ] ||
+		is "$(count_suffix "$_out" "end-$_label")" 1 "$_label: the last event is there too"
 }
+PROBE_OPTS=""
 
 # check LABEL TEXT...: each text appears exactly once, decoded to UTF-8.
 check() {
@@ -98,6 +101,24 @@ else
 	fail "name: SampleApp.EchoProvider.Echo resolved by name and probed"
 	diag "$(cat "$TMPDIR_TEST/name.err")"
 fi
+
+# 2b. with which strings and from where Echo is called, counted in BPF:
+# every text once, decoded from the .NET string; the callers' frames named
+PROBE_OPTS="--stacks --by dotnet_string(arg1) --top 50"
+if probe agg "p:$dll:SampleApp.EchoProvider.Echo" "$@"; then
+	for t in "$@" end-agg; do
+		is "$(awk -v t="$t" '$0 == sprintf("%10d  \"%s\"", 1, t)' "$TMPDIR_TEST/agg.out" | wc -l)" 1 \
+			"--by dotnet_string(arg1): \"$t\" counted once"
+	done
+	like "$(cat "$TMPDIR_TEST/agg.out")" "^$(($# + 1)) hits over" "--stacks: every call's stack"
+	like "$(awk '$NF ~ /^SampleApp\.EchoProvider\.Echo/ { print $2 }' "$TMPDIR_TEST/agg.out")" "^$(($# + 1))\$" \
+		"--stacks: Echo (ReadyToRun code) is the leaf of every stack"
+	diag "$(head -12 "$TMPDIR_TEST/agg.out")"
+else
+	fail "agg: --stacks --by on Echo"
+	diag "$(cat "$TMPDIR_TEST/agg.err")"
+fi
+PROBE_OPTS=""
 
 # 3. why the sample turns tiered compilation off: with it on, Echo is
 # recompiled into JIT memory after about 30 calls and the probe on its

@@ -17,6 +17,7 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "dotnet/r2r_int.h"
+#include "sym/symbolize.h"
 
 /* The file at PATH into img->data: opened safely, read (not mapped:
  * truncating it must not raise SIGBUS here), bounded. */
@@ -260,6 +261,12 @@ void r2r__pe_close(void *image)
 {
 	r2r__free(image);
 }
+
+const struct pe_resolver r2r__pe_resolver = {
+	.open = r2r__pe_open,
+	.lookup = r2r__pe_lookup,
+	.close = r2r__pe_close,
+};
 
 /* MSG for a METHOD that N (> 1) methods match: the first of them listed. */
 static void say_ambiguous(char *msg, size_t msgsize, const char *path, const char *method,

@@ -117,6 +117,9 @@ struct r2r_image *r2r_cache__get(struct r2r_cache *c, const char *path, const ch
 void *r2r__pe_open(const char *path);
 int r2r__pe_lookup(void *image, uint64_t file_offset, char *name, size_t size);
 void r2r__pe_close(void *image);
+/* The three in the profiler's struct pe_resolver (sym/symbolize.h). */
+struct pe_resolver;
+extern const struct pe_resolver r2r__pe_resolver;
 
 /* Adapter with the signature of the uprobe target resolver's PE hook
  * (uptarget_pe_resolver_fn): METHOD in the image at PATH -> *FILE_OFFSET of

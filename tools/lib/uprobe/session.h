@@ -41,9 +41,11 @@ struct session_opts {
 	size_t top;		/* --by: the most frequent values shown */
 	unsigned int max_keys;	/* --by: distinct values counted at the most */
 	unsigned int max_stacks;	/* --stacks: distinct stacks per second */
+	const struct pe_resolver *pe;	/* --stacks: names in PE images, or NULL */
 };
 
 struct session;
+struct pe_resolver;
 
 /* A session over NSPECS parsed and finished specs (ownership passes to the
  * session, also on failure), writing to OUT (borrowed). With a PID, its

@@ -238,7 +238,8 @@ struct upstacks {
 	uint64_t start;
 };
 
-struct upstacks *upstacks__new(const struct capture_maps *m, pid_t pid, uint64_t start)
+struct upstacks *upstacks__new(const struct capture_maps *m, pid_t pid, uint64_t start,
+			       const struct pe_resolver *pe)
 {
 	struct upstacks *u = calloc(1, sizeof(*u));
 
@@ -262,6 +263,7 @@ struct upstacks *upstacks__new(const struct capture_maps *m, pid_t pid, uint64_t
 		upstacks__free(u);
 		return NULL;
 	}
+	symbolizer__set_pe_resolver(u->c.sz, pe);
 	if (pid > 0)
 		symbolizer__watch_start(u->c.sz, pid, start);
 	return u;

@@ -42,9 +42,12 @@ int upagg__report_by(int fd, struct probe_spec *const *specs, int nspecs, struct
 		     bool json, size_t top, FILE *out);
 
 /* --stacks: a capture over the maps M (news -1) into a new profile of
- * probe hits, PID (0: any) watched from now on. */
+ * probe hits, PID (0: any) watched from now on; PE images named through
+ * PE (may be NULL; must outlive U). */
+struct pe_resolver;
 struct upstacks;
-struct upstacks *upstacks__new(const struct capture_maps *m, pid_t pid, uint64_t start);
+struct upstacks *upstacks__new(const struct capture_maps *m, pid_t pid, uint64_t start,
+			       const struct pe_resolver *pe);
 /* Move the counts so far into the profile (called about once a second, so
  * that the maps stay small). 0 or a negative errno. */
 int upstacks__drain(struct upstacks *u);

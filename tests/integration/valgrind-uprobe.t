@@ -1,9 +1,10 @@
 #!/bin/sh
 # sidescope uprobe on a target hit thousands of times a second: under
 # valgrind memcheck (JSON with str, str16, dotnet_string and a filter; text
-# with a return probe; --latency) no memory error, no definite or indirect
-# leak, no descriptor left open; at the same time, a longer run without
-# valgrind keeps its descriptors flat and its memory bounded.
+# with a return probe; --latency with --hist, --by and --stacks) no memory
+# error, no definite or indirect leak, no descriptor left open; at the
+# same time, a longer run without valgrind keeps its descriptors flat and
+# its memory bounded.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/memcheck.sh"
 require_root
@@ -83,7 +84,8 @@ start_tracer text valgrind -d "$VG_SECS" --max-str 8 \
 	"p:$T:take_u16z \"<%s>\", str16(arg1)" "r:$T:flood_fn (retval > 190) \"%d\", retval"
 vtext=$TR
 unset SIDESCOPE_UPROBE_LINK
-start_tracer latency valgrind -d "$VG_SECS" --latency "p:$T:flood_fn" "p:$T:take_u16z"
+start_tracer latency valgrind -d "$VG_SECS" --latency --hist arg1 --by arg1 --stacks \
+	"p:$T:flood_fn" "p:$T:take_u16z"
 vlat=$TR
 
 wait "$vjson"
@@ -111,6 +113,9 @@ wait "$vlat"
 is "$?" 0 "uprobe --latency under $MEMCHECK exits 0"
 check_memcheck "$D/latency.vg" "uprobe --latency"
 like "$(cat "$D/latency.out")" 'latency of flood_fn: [0-9]+ calls' "latency histogram printed"
+like "$(cat "$D/latency.out")" 'arg1 at flood_fn: [0-9]+ values' "--hist histogram printed"
+like "$(cat "$D/latency.out")" 'flood_fn by arg1: [0-9]+ hits' "--by table printed"
+like "$(cat "$D/latency.out")" '^[0-9]+ hits over' "--stacks table printed"
 
 wait "$long"
 is "$?" 0 "the long run exits 0"

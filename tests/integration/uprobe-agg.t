@@ -92,6 +92,11 @@ is "$(awk '$2 == "100" || $2 == "10000" || $2 == "1000000" { print $1 }' "$OUT" 
 	"$N $N $N " "--by after a filter: the values it lets through, each once a round"
 unlike "$(awk '$2 == "1"' "$OUT")" "." "the filtered value is not counted"
 
+agg 10 --by arg1 --max-keys 2 "p:$T:work"
+like "$(cat "$OUT")" "work by arg1: 20 hits, 2 values" "--max-keys 2: two values counted"
+like "$(cat "$ERR")" "work: 20 hits not counted by value: the map of values was full \(raise --max-keys, now 2\)" \
+	"and the hits left out said, with the fix"
+
 # --- --hist: log2 buckets, exactly ---
 agg "$N" --json --hist arg1 "p:$T:work"
 bucket() { jq -r --argjson m "$1" 'select(.type == "hist") | .buckets[] | select(.min == $m) | .count' "$OUT"; }
@@ -137,14 +142,14 @@ exec 3>&-
 # --- through the wrapper: the options pass, -O DIR gets a flame graph ---
 RUN=$((RUN + 1))
 _d="$TMPDIR_TEST/run$RUN"
-mkdir -p "$_d/out"
+mkdir -p "$_d/out" "$_d/tmp"
 mkfifo "$_d/fifo"
 "$T" "$_d/ready" < "$_d/fifo" > "$_d/target.out" &
 on_exit "kill $!"
 exec 3> "$_d/fifo"
 wait_for_file "$_d/ready" 10
 TPID=$(cat "$_d/ready")
-SIDESCOPE_POD=pod "$SIDESCOPE_SRC/scripts/uprobe-trace" -p "$TPID" -d 2 --stacks -O "$_d/out" \
+TMPDIR="$_d/tmp" SIDESCOPE_POD=pod "$SIDESCOPE_SRC/scripts/uprobe-trace" -p "$TPID" -d 2 --stacks -O "$_d/out" \
 	"p:$T:work" > "$_d/wrap.out" 2> "$_d/wrap.err" &
 w=$!
 wait_for_grep "$_d/wrap.err" "tracing 1 probe|error"
@@ -155,7 +160,7 @@ svg=$(ls "$_d/out" | grep '\.svg$')
 like "$svg" "^pod-callers_target-$TPID-[0-9TZ]+\.svg$" "a flame graph named for the pod, target and time"
 like "$(cat "$_d/out/$svg" 2>/dev/null)" "caller_a" "the callers are in it"
 like "$(cat "$_d/wrap.out")" "kubectl cp" "and the line that fetches it"
-SIDESCOPE_POD=pod "$SIDESCOPE_SRC/scripts/uprobe-trace" -p "$TPID" -d 2 --by 'str16(arg2)' --top 1 \
+TMPDIR="$_d/tmp" SIDESCOPE_POD=pod "$SIDESCOPE_SRC/scripts/uprobe-trace" -p "$TPID" -d 2 --by 'str16(arg2)' --top 1 \
 	"p:$T:work" > "$_d/wrap.out" 2> "$_d/wrap.err" &
 w=$!
 wait_for_grep "$_d/wrap.err" "tracing 1 probe|error"

@@ -60,12 +60,7 @@ struct {
 /* Preallocated: a map that allocates on update can fail with ENOMEM in the
  * timer interrupt when its per-CPU cache runs dry. User space deletes every
  * stack it has copied, so this holds one drain period's distinct stacks. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);	/* set from user space */
-	__type(key, __u64);
-	__type(value, struct profile_stack);
-} stacks SEC(".maps");
+struct stack_store_map stacks SEC(".maps");
 
 /* tgid -> its start time (ns since boot) when last reported to user space.
  * LRU: an evicted process is only reported again. */
@@ -100,14 +95,8 @@ struct {
 	__type(value, struct profile_waker);
 } wakers SEC(".maps");
 
-struct counts_map {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);	/* set from user space */
-	__type(key, struct profile_key);
-	__type(value, __u64);
-};
-struct counts_map counts0 SEC(".maps");
-struct counts_map counts1 SEC(".maps");
+struct stack_counts_map counts0 SEC(".maps");
+struct stack_counts_map counts1 SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -9,6 +9,24 @@
 
 #include <asm-generic/errno.h>
 
+/* The map types of a program that counts stacks as bpf/profile.h says:
+ * two count maps (struct profile_key -> __u64) and the store (hash ->
+ * struct profile_stack), sized from user space before load. Declare e.g.
+ * "struct stack_counts_map counts0 SEC(".maps");". */
+struct stack_counts_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct profile_key);
+	__type(value, __u64);
+};
+
+struct stack_store_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct profile_stack);
+};
+
 /* The hash of the first N addresses of S; never 0 (0 means no stack). */
 static __always_inline __u64 stack_hash(const struct profile_stack *s, int n)
 {

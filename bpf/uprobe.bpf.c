@@ -88,21 +88,9 @@ struct {
  * stack) in the map "active" names, the stacks stored once by hash. */
 volatile __u32 active = 0;
 
-struct counts_map {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);	/* set from user space */
-	__type(key, struct profile_key);
-	__type(value, __u64);
-};
-struct counts_map counts0 SEC(".maps");
-struct counts_map counts1 SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);	/* set from user space */
-	__type(key, __u64);
-	__type(value, struct profile_stack);
-} stacks SEC(".maps");
+struct stack_counts_map counts0 SEC(".maps");
+struct stack_counts_map counts1 SEC(".maps");
+struct stack_store_map stacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -26,12 +26,24 @@ fi
 command -v bpftrace >/dev/null 2>&1 || { echo "uprobe.sh: needs bpftrace" >&2; exit 1; }
 W=$(mktemp -d)
 BG=""
+mounted=0
 cleanup() {
 	for p in $BG; do kill "$p" 2>/dev/null || true; done
 	rm -rf "$W"
+	[ "$mounted" = 0 ] || umount /sys/kernel/tracing 2>/dev/null || true
 }
 trap cleanup EXIT INT TERM
 RUN=0
+# bpftrace's tracepoints (its end at the target's exit) need tracefs:
+# mounted for the run when it is not
+if [ ! -d /sys/kernel/tracing/events/sched ] && [ ! -d /sys/kernel/debug/tracing/events/sched ]; then
+	if ! mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null; then
+		echo "uprobe.sh: bpftrace needs tracefs, which cannot be mounted" >&2
+		exit 1
+	fi
+	mounted=1
+	echo "note: mounted tracefs on /sys/kernel/tracing for bpftrace (until the end)"
+fi
 
 wait_for_grep() { # FILE REGEX
 	i=0
@@ -163,8 +175,13 @@ for fmt in text json; do
 	echo "replay ($fmt): $(sed -n 's/.*replayed \([0-9]*\) events.*/\1/p' "$W/replay.err") events, best $best events/s"
 done
 
-# 6. aggregation in the kernel: N hits of work() in N/4 rounds
+# 6. aggregation in the kernel: N hits of work() in N/4 rounds, each way
+# AGG_ROUNDS times (default 3), interleaved; medians. Besides the time the
+# target loses, the BPF program's own run time per hit (bpf_stats, turned
+# on for these runs only).
 R=$((N / 4))
+AR=${AGG_ROUNDS:-3}
+stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo 0)
 start_callers() { # like start_target, for callers_target
 	RUN=$((RUN + 1))
 	D="$W/run$RUN"
@@ -179,12 +196,21 @@ start_callers() { # like start_target, for callers_target
 }
 run_rounds() { # NS gets the rounds' time
 	echo "round $R" >&3
+	wait_for_grep "$D/target.out" '^done'
+	NS=$(sed -n 's/^done .* ns=//p' "$D/target.out")
+}
+end_target() {
 	echo quit >&3
 	exec 3>&-
 	wait "$TBG" || true
-	NS=$(sed -n 's/^done .* ns=//p' "$D/target.out")
 }
-bt_agg() { # bt_agg KEY: bpftrace counting work() hits by KEY; BT_NS, BT_HITS
+prog_ns() { # prog_ns NAME: run time per run of the newest program NAME, ns
+	bpftool -j prog show name "$1" 2>/dev/null |
+		jq -r 'if type == "array" then .[-1] else . end |
+			if (.run_cnt // 0) > 0 then .run_time_ns / .run_cnt | floor else "-" end' 2>/dev/null ||
+		echo "-"
+}
+bt_agg() { # bt_agg KEY: bpftrace counting work() hits by KEY; NS, HITS, PROG
 	start_callers
 	bpftrace -B line -e "BEGIN { printf(\"ready\\n\"); }
 		uprobe:$C:work /pid == $TPID/ { @[$1] = count(); }
@@ -194,45 +220,67 @@ bt_agg() { # bt_agg KEY: bpftrace counting work() hits by KEY; BT_NS, BT_HITS
 	BG="$BG $bt"
 	wait_for_grep "$D/bt.out" "^ready"
 	run_rounds
-	BT_NS=$NS
+	PROG=$(prog_ns work)
+	end_target
 	stop_bpftrace "$bt"
-	BT_HITS=$(sed -n 's/^.*\]: \([0-9]*\)$/\1/p' "$D/bt.out" | awk '{ s += $1 } END { print s + 0 }')
+	HITS=$(sed -n 's/^.*\]: \([0-9]*\)$/\1/p' "$D/bt.out" | awk '{ s += $1 } END { print s + 0 }')
 }
-ss_agg() { # ss_agg OPTION...: sidescope counting work() hits; SS_NS
+ss_agg() { # ss_agg OPTION...: sidescope counting work() hits; NS, HITS, PROG
 	start_callers
 	"$S" uprobe -p "$TPID" --json "$@" "p:$C:work" > "$D/ss.out" 2> "$D/ss.err" &
 	ss=$!
 	BG="$BG $ss"
 	wait_for_grep "$D/ss.err" "tracing|error"
 	run_rounds
-	SS_NS=$NS
+	PROG=$(prog_ns uprobe_hit)
+	kill -INT "$ss"
 	wait "$ss" || true
+	end_target
 }
+median() { sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "-" }'; }
 per_hit() { awk -v t="$1" -v b="$2" -v n="$N" 'BEGIN { printf "%.2f", (t - b) / n / 1000 }'; }
-ratio() { awk -v s="$1" -v t="$2" -v b="$3" 'BEGIN { if (t > b) printf "%.2f", (s - b) / (t - b); else print "-" }'; }
+ratio() { awk -v s="$1" -v t="$2" 'BEGIN { if (t > 0) printf "%.2f", s / t; else print "-" }'; }
 
-start_callers
-run_rounds
-abase=$NS
-bt_agg ustack
-bt_st_ns=$BT_NS
-bt_st_hits=$BT_HITS
-ss_agg --stacks -o "$W/stacks.folded"
-ss_st_ns=$SS_NS
-ss_st_hits=$(awk '{ s += $NF } END { print s + 0 }' "$W/stacks.folded")
-bt_agg arg0
-bt_by_ns=$BT_NS
-bt_by_hits=$BT_HITS
-ss_agg --by arg1
-ss_by_ns=$SS_NS
-ss_by_hits=$(jq -r 'select(.type == "by") | .hits' "$D/ss.out")
+sysctl -qw kernel.bpf_stats_enabled=1
+: > "$W/agg"
+i=0
+while [ "$i" -lt "$AR" ]; do
+	start_callers
+	run_rounds
+	end_target
+	echo "base $NS - -" >> "$W/agg"
+	bt_agg ustack
+	echo "bt_stacks $NS $HITS $PROG" >> "$W/agg"
+	ss_agg --stacks -o "$W/stacks.folded"
+	echo "ss_stacks $NS $(awk '{ s += $NF } END { print s + 0 }' "$W/stacks.folded") $PROG" >> "$W/agg"
+	bt_agg arg0
+	echo "bt_by $NS $HITS $PROG" >> "$W/agg"
+	ss_agg --by arg1
+	echo "ss_by $NS $(jq -r 'select(.type == "by") | .hits' "$D/ss.out") $PROG" >> "$W/agg"
+	i=$((i + 1))
+done
+sysctl -qw kernel.bpf_stats_enabled="$stats_was"
+col() { awk -v w="$1" -v c="$2" '$1 == w { print $c }' "$W/agg" | median; }
+abase=$(col base 2)
+row() { # row WHAT LABEL [BASELINE-WHAT]
+	t=$(col "$1" 2)
+	p=$(col "$1" 4)
+	r1="" r2=""
+	if [ -n "${3:-}" ]; then
+		bt_t=$(col "$3" 2)
+		r1=$(ratio "$(awk -v t="$t" -v b="$abase" 'BEGIN { print t - b }')" \
+			"$(awk -v t="$bt_t" -v b="$abase" 'BEGIN { print t - b }')")
+		r2=$(ratio "$p" "$(col "$3" 4)")
+	fi
+	echo "| $2 | $(per_hit "$t" "$abase") | $p | $(awk -v w="$1" '$1 == w { print $3 }' "$W/agg" | sort -u | tr '\n' ' ') | $r1 | $r2 |"
+}
 
 echo
-echo "aggregation: $N hits of work(long, char16_t*) from two callers"
+echo "aggregation: $N hits of work(long, char16_t*) from two callers, median of $AR interleaved runs"
 echo
-echo "| aggregation | added us/hit | hits counted | sidescope / bpftrace |"
-echo "|---|---|---|---|"
-echo "| bpftrace @[ustack] = count() | $(per_hit "$bt_st_ns" "$abase") | $bt_st_hits | |"
-echo "| sidescope --stacks | $(per_hit "$ss_st_ns" "$abase") | $ss_st_hits | $(ratio "$ss_st_ns" "$bt_st_ns" "$abase") |"
-echo "| bpftrace @[arg0] = count() | $(per_hit "$bt_by_ns" "$abase") | $bt_by_hits | |"
-echo "| sidescope --by arg1 | $(per_hit "$ss_by_ns" "$abase") | $ss_by_hits | $(ratio "$ss_by_ns" "$bt_by_ns" "$abase") |"
+echo "| aggregation | added us/hit | BPF ns/hit | hits counted | sidescope / bpftrace (added) | (BPF) |"
+echo "|---|---|---|---|---|---|"
+row bt_stacks "bpftrace @[ustack] = count()"
+row ss_stacks "sidescope --stacks" bt_stacks
+row bt_by "bpftrace @[arg0] = count()"
+row ss_by "sidescope --by arg1" bt_by

@@ -77,6 +77,13 @@ struct {
 } by SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);	/* set from user space (--max-keys) */
+	__type(key, struct up_byint);
+	__type(value, __u64);
+} by_int SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
@@ -399,35 +406,40 @@ static __always_inline void hist_value(__u32 probe, const struct up_val *v)
 }
 
 /* --by: one more hit for the value of slot SL (fetched into V; a string's
- * bytes go through DATA) in the map of values. */
+ * bytes go through DATA) in the map of values: integers in "by_int", whose
+ * small key hashes fast, strings in "by". */
 static __noinline int count_by(const struct regs *rg, const struct up_slot *sl,
 			       struct up_val *v, __u8 *data, __u32 probe)
 {
 	struct up_bykey *k;
 	__u32 zero = 0, n;
 
+	if (sl->kind == UP_KIND_INT || (v->flags & UP_VF_FAULT)) {
+		struct up_byint ki = { .probe = probe, .flags = v->flags & UP_VF_FAULT };
+
+		ki.value = ki.flags ? 0 : v->value;
+		if (map_count(&by_int, &ki))
+			stat_add(probe, UP_STAT_BY_FULL);
+		return 0;
+	}
 	k = bpf_map_lookup_elem(&by_scratch, &zero);
 	if (!k)
 		return 0;
 	__builtin_memset(k, 0, sizeof(*k));
 	k->probe = probe;
-	if (sl->kind == UP_KIND_INT || (v->flags & UP_VF_FAULT)) {
-		k->value = v->flags & UP_VF_FAULT ? 0 : v->value;
-	} else {
-		fetch_string(rg, sl, v, data, 0);
-		n = v->len;
-		if (n > UP_BY_BYTES) {
-			n = UP_BY_BYTES;
-			v->flags |= UP_VF_CUT;
-		}
-		barrier_var(n);
-		if (n > UP_BY_BYTES)
-			n = UP_BY_BYTES;
-		if (bpf_probe_read_kernel(k->data, n, data))
-			v->flags |= UP_VF_FAULT;
-		k->len = n;
-		k->count = v->count;
+	fetch_string(rg, sl, v, data, 0);
+	n = v->len;
+	if (n > UP_BY_BYTES) {
+		n = UP_BY_BYTES;
+		v->flags |= UP_VF_CUT;
 	}
+	barrier_var(n);
+	if (n > UP_BY_BYTES)
+		n = UP_BY_BYTES;
+	if (bpf_probe_read_kernel(k->data, n, data))
+		v->flags |= UP_VF_FAULT;
+	k->len = n;
+	k->count = v->count;
 	k->flags = v->flags;
 	if (map_count(&by, k))
 		stat_add(probe, UP_STAT_BY_FULL);

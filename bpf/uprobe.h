@@ -158,6 +158,14 @@ struct up_bykey {
 	__u8 data[UP_BY_BYTES];
 };
 
+/* --by of an integer (or of a value that could not be read): a small key
+ * of its own map, "by_int", which hashes faster than struct up_bykey. */
+struct up_byint {
+	__u32 probe;
+	__u32 flags;		/* UP_VF_FAULT */
+	__u64 value;
+};
+
 /* Per-CPU counters, at index probe * UP_NSTATS + which. */
 enum up_stat {
 	UP_STAT_HITS = 0,	/* the probe fired in the traced process(es) */

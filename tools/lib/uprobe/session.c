@@ -175,10 +175,24 @@ int session__resolve(struct session *s)
 static int size_aggregations(struct session *s)
 {
 	struct uprobe_bpf *k = s->skel;
-	__u32 keys = s->has_by ? s->o.max_keys : 1;
-	__u32 stacks = s->o.stacks ? s->o.max_stacks : 1;
+	__u32 keys = 1, ikeys = 1, stacks = s->o.stacks ? s->o.max_stacks : 1;
+	int i;
 
+	/* integers and strings have maps of their own: the one in use sized;
+	 * a string that cannot be read counts in the integers' map, one key a
+	 * probe */
+	for (i = 0; i < s->nspecs; i++) {
+		if (!s->specs[i]->by.text)
+			continue;
+		if (ikeys < (__u32)s->nspecs)
+			ikeys = (__u32)s->nspecs;
+		if (s->specs[i]->by.kind == UP_KIND_INT)
+			ikeys = s->o.max_keys;
+		else
+			keys = s->o.max_keys;
+	}
 	if (bpf_map__set_max_entries(k->maps.by, keys) ||
+	    bpf_map__set_max_entries(k->maps.by_int, ikeys) ||
 	    bpf_map__set_max_entries(k->maps.counts0, stacks) ||
 	    bpf_map__set_max_entries(k->maps.counts1, stacks) ||
 	    bpf_map__set_max_entries(k->maps.stacks, stacks)) {
@@ -671,7 +685,8 @@ static int report(struct session *s)
 	if (s->o.latency)
 		report_latency(s, ncpu, vals, hist);
 	report_hist(s, ncpu, vals, hist, st);
-	if (s->has_by && upagg__report_by(bpf_map__fd(s->skel->maps.by), s->specs, s->nspecs,
+	if (s->has_by && upagg__report_by(bpf_map__fd(s->skel->maps.by),
+					  bpf_map__fd(s->skel->maps.by_int), s->specs, s->nspecs,
 					  s->fmt, s->o.json, s->o.top, s->out)) {
 		free(vals);
 		free(hist);

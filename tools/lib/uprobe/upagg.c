@@ -125,34 +125,59 @@ static int by_cmp(const void *a, const void *b)
 	return memcmp(x->k.data, y->k.data, sizeof(x->k.data));
 }
 
-/* Every entry of the by map into *OUT (sorted); their number, or a
- * negative errno. */
-static ssize_t read_by(int fd, struct byent **out)
+/* Room for one more entry in *V (N used of *CAP). 0 or -ENOMEM. */
+static int by_grow(struct byent **v, size_t n, size_t *cap)
+{
+	struct byent *nv;
+
+	if (n < *cap)
+		return 0;
+	*cap = *cap ? *cap * 2 : 256;
+	nv = realloc(*v, *cap * sizeof(**v));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	return 0;
+}
+
+/* Every entry of the by maps (FD: strings, IFD: integers) into *OUT,
+ * sorted; their number, or a negative errno. Nothing deletes from the maps
+ * meanwhile: every key found is there. */
+static ssize_t read_by(int fd, int ifd, struct byent **out)
 {
 	struct up_bykey key, next, *prev = NULL;
-	struct byent *v = NULL, *nv;
+	struct up_byint ikey, inext, *iprev = NULL;
+	struct byent *v = NULL;
 	size_t n = 0, cap = 0;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 256;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-		}
+		if (by_grow(&v, n, &cap))
+			goto nomem;
 		v[n].k = next;
-		/* a key deleted meanwhile cannot happen: nothing deletes */
 		if (bpf_map_lookup_elem(fd, &next, &v[n].n) == 0)
 			n++;
 		key = next;
 		prev = &key;
 	}
-	qsort(v, n, sizeof(*v), by_cmp);
+	while (bpf_map_get_next_key(ifd, iprev, &inext) == 0) {
+		if (by_grow(&v, n, &cap))
+			goto nomem;
+		memset(&v[n].k, 0, sizeof(v[n].k));
+		v[n].k.probe = inext.probe;
+		v[n].k.flags = inext.flags;
+		v[n].k.value = inext.value;
+		if (bpf_map_lookup_elem(ifd, &inext, &v[n].n) == 0)
+			n++;
+		ikey = inext;
+		iprev = &ikey;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), by_cmp);
 	*out = v;
 	return (ssize_t)n;
+nomem:
+	free(v);
+	return -ENOMEM;
 }
 
 static void json_string(FILE *f, const char *s)
@@ -208,11 +233,11 @@ static int print_by(const struct probe_spec *ps, const struct byent *e, size_t n
 	return 0;
 }
 
-int upagg__report_by(int fd, struct probe_spec *const *specs, int nspecs, struct upfmt *fmt,
-		     bool json, size_t top, FILE *out)
+int upagg__report_by(int fd, int ifd, struct probe_spec *const *specs, int nspecs,
+		     struct upfmt *fmt, bool json, size_t top, FILE *out)
 {
 	struct byent *e = NULL;
-	ssize_t n = read_by(fd, &e);
+	ssize_t n = read_by(fd, ifd, &e);
 	size_t at = 0, end;
 	int i, err = 0;
 

@@ -34,12 +34,11 @@ struct uphist {
 void upagg__print_hist(FILE *f, bool json, const struct uphist *d, const uint64_t *h,
 		       uint64_t total);
 
-/* --by: the map of values (FD) per probe, the TOP most frequent of each
- * (count, then value) onto OUT, decoded by FMT; HITS[i] are probe i's
- * hits that reached the count (for the rest of the values). Return 0 or a
- * negative errno. */
-int upagg__report_by(int fd, struct probe_spec *const *specs, int nspecs, struct upfmt *fmt,
-		     bool json, size_t top, FILE *out);
+/* --by: the maps of values (FD: strings, IFD: integers) per probe, the TOP
+ * most frequent of each (count, then value) onto OUT, decoded by FMT, and
+ * the rest in one row. Return 0 or a negative errno. */
+int upagg__report_by(int fd, int ifd, struct probe_spec *const *specs, int nspecs,
+		     struct upfmt *fmt, bool json, size_t top, FILE *out);
 
 /* --stacks: a capture over the maps M (news -1) into a new profile of
  * probe hits, PID (0: any) watched from now on; PE images named through

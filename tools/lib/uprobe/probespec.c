@@ -922,14 +922,12 @@ int probespec__finish(struct probe_spec *ps, unsigned int max_units, struct err 
  * NUL-terminated UTF-16 string is read one unit past its limit. */
 static unsigned int by_units(enum up_kind kind)
 {
-	switch (kind) {
-	case UP_KIND_STR:
-		return UP_BY_BYTES - 1;
-	case UP_KIND_STR16Z:
-		return UP_BY_BYTES / 2 - 1;
-	default:
-		return UP_BY_BYTES / 2;
-	}
+	const struct argkind *ak = argkind__get(kind);
+
+	if (!(ak->flags & AK_UTF16))
+		/* str() reads its limit and two more bytes to tell the end */
+		return kind == UP_KIND_STR ? UP_BY_BYTES - 1 : UP_BY_BYTES;
+	return ak->flags & AK_NUL ? UP_BY_BYTES / 2 - 1 : UP_BY_BYTES / 2;
 }
 
 int probespec__add_value(struct probe_spec *ps, enum ps_role role, const char *text,

@@ -5,7 +5,58 @@
 #include <string.h>
 
 #include "uprobe/probespec.h"
+#include "uprobe/upfmt.h"
 #include "tap.h"
+
+static struct up_event ev;
+
+/* A Go string's bytes, NULs and control characters included, formatted as
+ * text and JSON: escaped like str(), the length counted. */
+static void test_format(void)
+{
+	struct probe_spec *ps;
+	struct upfmt *f, *j;
+	const char *line, *p;
+	struct err err;
+	size_t len, size;
+
+	ps = probespec__parse("p:/x:echo \"[%s]\", gostr(reg(bx), reg(cx))", &err);
+	if (!ok(ps != NULL, "spec parses"))
+		return;
+	probespec__finish(ps, 8, &err);
+	f = upfmt__new(&ps, 1, false, 0);
+	j = upfmt__new(&ps, 1, true, 0);
+	memset(&ev, 0, sizeof(ev));
+	ev.hdr.pid = 1;
+	ev.hdr.tid = 1;
+	ev.hdr.nslots = 1;
+	memcpy(ev.hdr.comm, "go", 2);
+	ev.hdr.vals[0].value = 0x4000;
+	ev.hdr.vals[0].len = 4;
+	ev.hdr.vals[0].count = 4;
+	memcpy(ev.data, "a\0b\x1b", 4);
+	size = sizeof(ev.hdr) + 4;
+	ev.hdr.size = (uint32_t)size;
+	line = f ? upfmt__line(f, &ev, size, &len) : NULL;
+	p = line ? strstr(line, "echo ") : NULL;
+	is_str(p ? p + 5 : "", "[a\\x00b\\x1b]\n", "text: a NUL inside a Go string kept, escaped");
+	line = j ? upfmt__line(j, &ev, size, &len) : NULL;
+	ok(line && strstr(line, "\"type\":\"gostr\"") && strstr(line, "\"length\":4") &&
+	   strstr(line, "\"value\":\"a\\u0000b\\u001b\""), "json: type, length, value escaped");
+	if (line && !strstr(line, "\"length\":4"))
+		diag("%s", line);
+	/* an empty string: length 0, no pointer needed */
+	ev.hdr.vals[0].value = 0;
+	ev.hdr.vals[0].len = 0;
+	ev.hdr.vals[0].count = 0;
+	ev.hdr.size = (uint32_t)sizeof(ev.hdr);
+	line = f ? upfmt__line(f, &ev, sizeof(ev.hdr), &len) : NULL;
+	p = line ? strstr(line, "echo ") : NULL;
+	is_str(p ? p + 5 : "", "[]\n", "text: an empty Go string");
+	upfmt__free(f);
+	upfmt__free(j);
+	probespec__free(ps);
+}
 
 static struct probe_spec *parse_ok(const char *text)
 {
@@ -147,5 +198,6 @@ int main(void)
 		is_int(err.col, bads[i].col, "column for: %s", bads[i].text);
 		probespec__free(ps);
 	}
+	test_format();
 	return done_testing();
 }

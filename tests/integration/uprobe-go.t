@@ -107,6 +107,13 @@ uprobe -d 1 "r:$G:main.main"
 is "$RC" 1 "r: on a function with no RET refused"
 is "$(grep -c error "$ERR")" 1 "in one line"
 like "$(cat "$ERR")" "main.main is Go code with no RET.*refusing a return probe" "saying why"
+if command -v strip > /dev/null; then
+	strip -o "$G.stripped" "$G"
+	"$SIDESCOPE" uprobe -d 1 "r:$G.stripped:0x1000" > /dev/null 2> "$TMPDIR_TEST/err.stripped"
+	is "$?" 1 "r: on a stripped Go binary refused"
+	like "$(cat "$TMPDIR_TEST/err.stripped")" "is Go code, and its RETs cannot be found \(.*no symbol table" \
+		"saying that the function's bounds are unknown"
+fi
 uprobe -d 1 "p:$G:main.work+2"
 is "$RC" 1 "a probe inside an instruction refused"
 like "$(cat "$ERR")" "inside an instruction of main.work .*start at \+0x0 and \+0x5" \

@@ -141,7 +141,7 @@ static int resolve_sites(struct session *s, int i, const char *root)
 	r = uptarget__ret_sites(s->fds[i], s->hosts[i], root, s->offsets[i], &s->rets[i],
 				&s->nrets[i], &jumps, &e);
 	if (r) {
-		p_err("%s: %s", ps->label, e.msg);
+		p_err("%s", e.msg);
 		return r;
 	}
 	if (s->nrets[i])

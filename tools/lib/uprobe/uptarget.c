@@ -300,6 +300,7 @@ int uptarget__ret_sites(int fd, const char *host, const char *debug_root, uint64
 {
 	struct elf_syms *syms = NULL;
 	struct insn_scan sc = { 0 };
+	struct err why = { 0 };
 	const char *name = "";
 	uint8_t *code = NULL;
 	uint64_t len = 0, start = 0;
@@ -316,9 +317,12 @@ int uptarget__ret_sites(int fd, const char *host, const char *debug_root, uint64
 		return err__set(e, ENOEXEC, "%s is Go code for another machine than x86-64, "
 				"whose RET instructions cannot be found here: refusing a return "
 				"probe (a uretprobe would kill a Go program)", host);
-	r = function_code(fd, host, debug_root, off, &code, &len, &start, &name, &syms, e);
-	if (r)
+	r = function_code(fd, host, debug_root, off, &code, &len, &start, &name, &syms, &why);
+	if (r) {
+		r = err__set(e, -r, "%s is Go code, and its RETs cannot be found (%s): refusing "
+			     "a return probe (a uretprobe would kill a Go program)", host, why.msg);
 		goto cleanup;
+	}
 	r = insn__scan(code, len, start, &sc);
 	if (r == -ENOEXEC)
 		r = err__set(e, ENOEXEC, "%s is Go code and %s does not disassemble at +0x%llx: "

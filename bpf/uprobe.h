@@ -24,9 +24,8 @@ enum up_base {
 	UP_BASE_CONST = 0,
 	UP_BASE_ARG1 = 1,	/* .. UP_BASE_ARG6 = 6: x86-64 SysV integer registers */
 	UP_BASE_RET = 7,
-	/* registers by name (x86-64), in pt_regs order of reg(): ax bx cx dx
-	 * si di bp sp r8..r15 ip; Go's ABIInternal passes arguments in ax, bx,
-	 * cx, di, si, r8.. */
+	/* reg(NAME), x86-64: ax bx cx dx si di bp sp r8..r15 ip; Go's
+	 * ABIInternal passes integer arguments in ax, bx, cx, di, si, r8.. */
 	UP_BASE_AX = 8, UP_BASE_BX, UP_BASE_CX, UP_BASE_DX,
 	UP_BASE_SI, UP_BASE_DI, UP_BASE_BP, UP_BASE_SP,
 	UP_BASE_R8, UP_BASE_R9, UP_BASE_R10, UP_BASE_R11,

@@ -130,6 +130,8 @@ static const struct { const char *name; __u8 base; } regs[] = {
 	{ "r15", UP_BASE_R15 }, { "ip", UP_BASE_IP },
 };
 
+_Static_assert(UP_NBASES <= UP_MAX_BASES, "the BPF program reads UP_MAX_BASES registers");
+
 static int reg_by_name(const char *name, size_t n)
 {
 	size_t i;

@@ -120,10 +120,18 @@ static __always_inline void stat_add(__u32 probe, __u32 which)
 
 /* Registers an expression can start from, indexed by enum up_base. Read
  * once into an array: a switch over ctx fields lets clang compute a ctx
- * offset, which the verifier refuses. */
+ * offset, which the verifier refuses. The array is too big for the BPF
+ * stack, so it lives in a per-CPU map. */
 struct regs {
-	__u64 r[8];
+	__u64 r[UP_MAX_BASES];
 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct regs);
+} regbuf SEC(".maps");
 
 static __always_inline void read_regs(struct pt_regs *ctx, struct regs *rg)
 {
@@ -140,12 +148,31 @@ static __always_inline void read_regs(struct pt_regs *ctx, struct regs *rg)
 	rg->r[6] = ctx->r9;
 #endif
 	rg->r[7] = PT_REGS_RC(ctx);
+#if defined(__TARGET_ARCH_x86)
+	rg->r[UP_BASE_AX] = ctx->ax;
+	rg->r[UP_BASE_BX] = ctx->bx;
+	rg->r[UP_BASE_CX] = ctx->cx;
+	rg->r[UP_BASE_DX] = ctx->dx;
+	rg->r[UP_BASE_SI] = ctx->si;
+	rg->r[UP_BASE_DI] = ctx->di;
+	rg->r[UP_BASE_BP] = ctx->bp;
+	rg->r[UP_BASE_SP] = ctx->sp;
+	rg->r[UP_BASE_R8] = ctx->r8;
+	rg->r[UP_BASE_R9] = ctx->r9;
+	rg->r[UP_BASE_R10] = ctx->r10;
+	rg->r[UP_BASE_R11] = ctx->r11;
+	rg->r[UP_BASE_R12] = ctx->r12;
+	rg->r[UP_BASE_R13] = ctx->r13;
+	rg->r[UP_BASE_R14] = ctx->r14;
+	rg->r[UP_BASE_R15] = ctx->r15;
+	rg->r[UP_BASE_IP] = ctx->ip;
+#endif
 }
 
 /* Evaluate an expression; return 0 or -1 when a dereference faulted. */
 static __noinline int eval_expr(const struct regs *rg, const struct up_expr *e, __u64 *out)
 {
-	__u64 v = rg->r[e->base & 7];
+	__u64 v = rg->r[e->base & (UP_MAX_BASES - 1)];
 	int i;
 
 	for (i = 0; i < UP_MAX_STEPS; i++) {
@@ -224,7 +251,8 @@ static __noinline int fetch_string(const struct regs *rg, const struct up_slot *
 	if (units > UP_MAX_UNITS)
 		units = UP_MAX_UNITS;
 	off &= UP_DATA_MAX - 1;
-	if (addr == 0) {
+	/* a Go string of length 0 may have no pointer: it is "", not NULL */
+	if (addr == 0 && sl->kind != UP_KIND_GOSTR) {
 		v->flags |= UP_VF_NULL;
 		return 0;
 	}
@@ -263,6 +291,26 @@ static __noinline int fetch_string(const struct regs *rg, const struct up_slot *
 		if (v->count > units)
 			v->flags |= UP_VF_CUT;
 		n = (v->count > units ? units : v->count) * 2;
+		break;
+	case UP_KIND_GOSTR:
+		/* a byte count: a Go int, 64 bits; 2^31 and more is absurd here */
+		if (eval_expr(rg, &sl->len, (__u64 *)&v->count)) {
+			v->flags |= UP_VF_FAULT;
+			return 0;
+		}
+		if ((__u64)v->count >> 31) {
+			v->flags |= UP_VF_BADLEN;
+			return 0;
+		}
+		if (v->count == 0)
+			return 0;
+		if (addr == 0) {
+			v->flags |= UP_VF_NULL;
+			return 0;
+		}
+		if (v->count > units)
+			v->flags |= UP_VF_CUT;
+		n = v->count > units ? units : v->count;
 		break;
 	case UP_KIND_DOTNET:
 		if (bpf_probe_read_user(&len32, 4, (void *)(addr + 8))) {
@@ -484,7 +532,7 @@ SEC("uprobe")
 int uprobe_hit(struct pt_regs *ctx)
 {
 	struct bpf_pidns_info ns = {};
-	struct regs rg;
+	struct regs *rg;
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u32 probe = cookie & 0xffff, zero = 0, off = 0, i;
 	const struct up_recipe *r;
@@ -518,9 +566,10 @@ int uprobe_hit(struct pt_regs *ctx)
 			latency_start(probe);
 	}
 	ev = bpf_map_lookup_elem(&scratch, &zero);
-	if (!ev)
+	rg = bpf_map_lookup_elem(&regbuf, &zero);
+	if (!ev || !rg)
 		return 0;
-	read_regs(ctx, &rg);
+	read_regs(ctx, rg);
 
 	/* values first, so that the filter runs before any string copy */
 	for (i = 0; i < UP_MAX_SLOTS; i++) {
@@ -533,7 +582,7 @@ int uprobe_hit(struct pt_regs *ctx)
 		v->len = 0;
 		v->count = 0;
 		v->flags = 0;
-		if (eval_expr(&rg, &r->slots[i].val, &v->value))
+		if (eval_expr(rg, &r->slots[i].val, &v->value))
 			v->flags = UP_VF_FAULT;
 	}
 	if (r->nfops && !run_filter(probe)) {
@@ -543,7 +592,7 @@ int uprobe_hit(struct pt_regs *ctx)
 	if (r->hist_slot < UP_MAX_SLOTS)
 		hist_value(probe, &ev->hdr.vals[r->hist_slot & (UP_MAX_SLOTS - 1)]);
 	if (r->by_slot < UP_MAX_SLOTS)
-		count_by(&rg, &r->slots[r->by_slot & (UP_MAX_SLOTS - 1)],
+		count_by(rg, &r->slots[r->by_slot & (UP_MAX_SLOTS - 1)],
 			 &ev->hdr.vals[r->by_slot & (UP_MAX_SLOTS - 1)], ev->data, probe);
 	if (r->stacks)
 		count_stack(ctx, &ns);
@@ -558,7 +607,7 @@ int uprobe_hit(struct pt_regs *ctx)
 		if (sl->kind == UP_KIND_INT || (v->flags & UP_VF_FAULT))
 			continue;
 		v->off = off;
-		fetch_string(&rg, sl, v, ev->data, off);
+		fetch_string(rg, sl, v, ev->data, off);
 		off += v->len;
 		if (off > UP_DATA_MAX)
 			off = UP_DATA_MAX;

@@ -26,7 +26,16 @@ enum up_base {
 	UP_BASE_CONST = 0,
 	UP_BASE_ARG1 = 1,	/* .. UP_BASE_ARG6 = 6: x86-64 SysV integer registers */
 	UP_BASE_RET = 7,
+	/* reg(NAME), x86-64: ax bx cx dx si di bp sp r8..r15 ip; Go's
+	 * ABIInternal passes integer arguments in ax, bx, cx, di, si, r8.. */
+	UP_BASE_AX = 8, UP_BASE_BX, UP_BASE_CX, UP_BASE_DX,
+	UP_BASE_SI, UP_BASE_DI, UP_BASE_BP, UP_BASE_SP,
+	UP_BASE_R8, UP_BASE_R9, UP_BASE_R10, UP_BASE_R11,
+	UP_BASE_R12, UP_BASE_R13, UP_BASE_R14, UP_BASE_R15,
+	UP_BASE_IP,
+	UP_NBASES,		/* at most UP_MAX_BASES */
 };
+#define UP_MAX_BASES	32	/* registers the BPF program reads (a power of 2) */
 
 /* One dereference: value += add, then value = *(size, sign)value. */
 struct up_step {
@@ -62,7 +71,10 @@ struct up_expr {
 	/* UTF-16LE of len code units at the value */				\
 	X(STR16N, "str16n",        2, AK_LEN,        AK_CALL | AK_UTF16 | AK_COUNTED)	\
 	/* .NET string: s32 length at +8, chars at +12 */			\
-	X(DOTNET, "dotnet_string", 2, AK_MAX,        AK_CALL | AK_UTF16 | AK_COUNTED)
+	X(DOTNET, "dotnet_string", 2, AK_MAX,        AK_CALL | AK_UTF16 | AK_COUNTED)	\
+	/* Go string: len bytes at the value (no NUL); gostr(HDR) reads	\
+	 * the header {ptr, len} at HDR */					\
+	X(GOSTR,  "gostr",         1, AK_GO,         AK_CALL | AK_COUNTED)
 
 enum up_kind {
 #define UP_KIND_ENUM(id, name, unit, second, flags) UP_KIND_##id,
@@ -77,7 +89,7 @@ struct up_slot {
 	__u16 max_units;	/* string limit in code units (bytes for STR) */
 	__u32 pad2;
 	struct up_expr val;
-	struct up_expr len;	/* UP_KIND_STR16N only */
+	struct up_expr len;	/* UP_KIND_STR16N and UP_KIND_GOSTR only */
 };
 
 enum up_fop_code {
@@ -121,7 +133,7 @@ struct up_val {
 	__u64 value;		/* INT: the value; strings: the address */
 	__u32 off;		/* string bytes at data[off] */
 	__u32 len;		/* bytes copied */
-	__s64 count;		/* STR16N/DOTNET: length as the program had it */
+	__s64 count;		/* STR16N/DOTNET/GOSTR: length as the program had it */
 	__u32 flags;
 	__u32 pad;
 };

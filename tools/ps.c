@@ -10,12 +10,14 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "core/appfile.h"
 #include "core/cli.h"
 #include "core/escape.h"
 #include "core/log.h"
 #include "core/proc.h"
 #include "core/json.h"
 #include "core/util.h"
+#include "sym/gobin.h"
 
 struct ps_row {
 	struct proc_status st;
@@ -52,8 +54,8 @@ static const struct cli cli = {
 "Shows every process of this PID namespace (with shareProcessNamespace, the\n"
 "whole pod): its PID here, its PID in its own namespace (NSPID, the number in\n"
 "its perf map's file name), its container (from the cgroup path), its\n"
-"runtime (dotnet, node, jvm or native), whether a perf map exists for it and\n"
-"whether it has lttng-ust loaded (UST).\n"
+"runtime (dotnet, node, jvm, go, python or native), whether a perf map exists\n"
+"for it and whether it has lttng-ust loaded (UST).\n"
 "\n",
 	.opts = opts,
 	.tail =
@@ -74,6 +76,23 @@ struct env {
 	bool json, quiet, wide, others;
 };
 
+/* Whether PID runs a Go executable: its ELF file read through /proc/PID/exe
+ * (the kernel's link to the very file, whatever the app's mounts), as a
+ * regular file, with the checks of sym/gobin. */
+static bool exe_is_go(pid_t pid)
+{
+	char path[64];
+	int fd, go;
+
+	snprintf(path, sizeof(path), "%s/%d/exe", proc__root(), (int)pid);
+	fd = appfile__open(path, 0, NULL);
+	if (fd < 0)
+		return false;
+	go = gobin__is_go(fd);
+	close(fd);
+	return go == 1;
+}
+
 static int fill_row(pid_t pid, struct ps_row *r)
 {
 	struct proc_maps *maps;
@@ -90,7 +109,15 @@ static int fill_row(pid_t pid, struct ps_row *r)
 	proc__container_hint(r->cgroup, r->container, sizeof(r->container));
 	proc__exe(pid, exe, sizeof(exe));
 	maps = proc_maps__load(pid);
-	r->runtime = maps || exe[0] ? proc__runtime_name(proc__detect_runtime(maps, exe)) : NULL;
+	if (maps || exe[0]) {
+		enum proc_runtime rt = proc__detect_runtime(maps, exe);
+
+		if (rt == RUNTIME_NATIVE && exe_is_go(pid))
+			rt = RUNTIME_GO;
+		r->runtime = proc__runtime_name(rt);
+	} else {
+		r->runtime = NULL;
+	}
 	r->lttng = maps && proc_maps__has_lib(maps, "liblttng-ust.so");
 	proc_maps__free(maps);
 	if (proc__perfmap_path(pid, r->st.nstgid, r->perfmap, sizeof(r->perfmap)))

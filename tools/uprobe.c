@@ -84,6 +84,9 @@ static const struct cli cli = {
 	"  ARG: arg1..arg6, retval, numbers, +/- constants, *(u8|u16|u32|u64|s8|...\n"
 	"  *)(EXPR); str(E[,MAX]) bytes, str16(E[,MAX]) NUL-terminated UTF-16,\n"
 	"  str16(E,LEN) or str16n(E,LEN) LEN UTF-16 units, dotnet_string(E[,MAX]).\n"
+	"  Go: reg(ax|bx|cx|dx|si|di|bp|sp|r8..r15|ip) registers (Go's arguments are\n"
+	"  in ax, bx, cx, di, si, r8...), gostr(PTR,LEN[,MAX]) and gostr(HDR) strings;\n"
+	"  r: on Go code probes each RET instruction (a uretprobe would kill it).\n"
 	"  FILTER: == != < <= > >= && || ! over ARG expressions (run in BPF).\n"
 	"  FORMAT: %d %i %u %x %lx %ld %p %c %s %%, widths like %-10s.\n"
 	"\n",

@@ -107,6 +107,22 @@ static void test_maps(void)
 	proc_maps__free(m);
 	ok(proc__detect_runtime(NULL, "/usr/local/bin/node") == RUNTIME_NODE, "node by executable");
 	ok(proc__detect_runtime(NULL, "/bin/sh") == RUNTIME_NATIVE, "native otherwise");
+	static const char pymaps[] = "7f0000000000-7f0000001000 r-xp 00000000 08:01 12 "
+				     "/usr/lib/libpython3.11.so.1.0\n";
+
+	ok(proc__detect_runtime(NULL, "/usr/bin/python3.11") == RUNTIME_PYTHON, "python3.11");
+	ok(proc__detect_runtime(NULL, "/usr/bin/python") == RUNTIME_PYTHON, "python");
+	ok(proc__detect_runtime(NULL, "/usr/bin/python-config") == RUNTIME_NATIVE,
+	   "python-config is not python");
+	if (proc_maps__parse(pymaps, strlen(pymaps), &m) == 0) {
+		ok(proc__detect_runtime(m, "/usr/bin/app") == RUNTIME_PYTHON,
+		   "an embedded interpreter (libpython) is python");
+		proc_maps__free(m);
+	} else {
+		ok(0, "maps line parses");
+	}
+	is_str(proc__runtime_name(RUNTIME_GO), "go", "go's name");
+	is_str(proc__runtime_name(RUNTIME_PYTHON), "python", "python's name");
 
 	if (read_file(fixture("maps/malformed.maps"), &buf, &len, 0)) {
 		ok(0, "malformed fixture readable");

@@ -653,6 +653,11 @@ enum proc_runtime proc__detect_runtime(const struct proc_maps *m, const char *ex
 	if (strcmp(b, "node") == 0 || strcmp(b, "nodejs") == 0 ||
 	    (m && proc_maps__has_lib(m, "libnode.so")))
 		return RUNTIME_NODE;
+	/* python, python3, python3.11; an embedding program maps libpython */
+	if ((str_has_prefix(b, "python") &&
+	     (b[6] == '\0' || isdigit((unsigned char)b[6]))) ||
+	    (m && proc_maps__has_lib(m, "libpython")))
+		return RUNTIME_PYTHON;
 	return RUNTIME_NATIVE;
 }
 
@@ -665,6 +670,10 @@ const char *proc__runtime_name(enum proc_runtime rt)
 		return "node";
 	case RUNTIME_JVM:
 		return "jvm";
+	case RUNTIME_GO:
+		return "go";
+	case RUNTIME_PYTHON:
+		return "python";
 	default:
 		return "native";
 	}

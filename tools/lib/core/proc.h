@@ -95,8 +95,14 @@ enum proc_runtime {
 	RUNTIME_DOTNET,
 	RUNTIME_NODE,
 	RUNTIME_JVM,
+	RUNTIME_GO,		/* never from proc__detect_runtime: ps reads the ELF file */
+	RUNTIME_PYTHON,
 };
 
+/* The runtime of a process from its mappings M (may be NULL) and its
+ * executable's path EXE: what the libraries and names show. Go programs are
+ * static native executables; telling them apart takes their ELF file
+ * (sym/gobin.h). */
 enum proc_runtime proc__detect_runtime(const struct proc_maps *m, const char *exe);
 const char *proc__runtime_name(enum proc_runtime rt);
 

@@ -19,6 +19,7 @@ enum argkind_second {
 	AK_MAX,			/* MAX: a constant limit in units */
 	AK_LEN,			/* LEN: an expression, required */
 	AK_MAX_OR_LEN,		/* a constant is MAX; a value makes it STR16N */
+	AK_GO,			/* (HDR) a string header, or (PTR, LEN[, MAX]) */
 };
 
 /* Flags of a kind. */

@@ -119,7 +119,66 @@ static bool parse_type(struct parser *ps, __u8 *size, __u8 *sign)
 	return false;
 }
 
-/* primary: NUMBER | argN | retval | ( expr ) | *(TYPE*) primary */
+/* reg(NAME): the x86-64 registers by bpftrace's names, the r-prefixed
+ * ones accepted too ("rax", "rip"). */
+static const struct { const char *name; __u8 base; } regs[] = {
+	{ "ax", UP_BASE_AX }, { "bx", UP_BASE_BX }, { "cx", UP_BASE_CX },
+	{ "dx", UP_BASE_DX }, { "si", UP_BASE_SI }, { "di", UP_BASE_DI },
+	{ "bp", UP_BASE_BP }, { "sp", UP_BASE_SP }, { "r8", UP_BASE_R8 },
+	{ "r9", UP_BASE_R9 }, { "r10", UP_BASE_R10 }, { "r11", UP_BASE_R11 },
+	{ "r12", UP_BASE_R12 }, { "r13", UP_BASE_R13 }, { "r14", UP_BASE_R14 },
+	{ "r15", UP_BASE_R15 }, { "ip", UP_BASE_IP },
+};
+
+_Static_assert(UP_NBASES <= UP_MAX_BASES, "the BPF program reads UP_MAX_BASES registers");
+
+static int reg_by_name(const char *name, size_t n)
+{
+	size_t i;
+
+	/* "rax" is "ax", but "r8" is itself */
+	if (n == 3 && name[0] == 'r' && !isdigit((unsigned char)name[1])) {
+		name++;
+		n--;
+	}
+	for (i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		if (strlen(regs[i].name) == n && strncmp(regs[i].name, name, n) == 0)
+			return regs[i].base;
+	return -1;
+}
+
+/* The rest of reg(NAME) after "reg". */
+static bool parse_reg(struct parser *ps, struct up_expr *e)
+{
+	const char *name, *end;
+	int base;
+
+	if (!eat(ps, "(")) {
+		fail_at(ps, ps->p, "expected '(' after 'reg': write reg(ax)");
+		return false;
+	}
+	skip_ws(ps);
+	name = ps->p;
+	for (end = name; is_ident(*end); end++)
+		;
+	base = reg_by_name(name, (size_t)(end - name));
+	if (base < 0) {
+		fail_at(ps, name, end > name ?
+			"unknown register '%.*s' (expected ax bx cx dx si di bp sp r8..r15 ip)" :
+			"expected a register name%.*s: ax bx cx dx si di bp sp r8..r15 ip",
+			(int)(end - name), name);
+		return false;
+	}
+	ps->p = end;
+	if (!eat(ps, ")")) {
+		fail_at(ps, ps->p, "expected ')' after the register name");
+		return false;
+	}
+	e->base = (__u8)base;
+	return true;
+}
+
+/* primary: NUMBER | argN | reg(NAME) | retval | ( expr ) | *(TYPE*) primary */
 static bool parse_primary(struct parser *ps, struct up_expr *e)
 {
 	const char *at;
@@ -152,6 +211,8 @@ static bool parse_primary(struct parser *ps, struct up_expr *e)
 		e->base = UP_BASE_RET;
 		return true;
 	}
+	if (eat_word(ps, "reg"))
+		return parse_reg(ps, e);
 	if (strncmp(ps->p, "arg", 3) == 0 && ps->p[3] >= '1' && ps->p[3] <= '6' &&
 	    !is_ident(ps->p[4])) {
 		e->base = UP_BASE_ARG1 + (ps->p[3] - '1');
@@ -199,7 +260,7 @@ static bool parse_primary(struct parser *ps, struct up_expr *e)
 
 		while (is_ident(*end))
 			end++;
-		fail_at(ps, at, "unknown name '%.*s' (expected arg1..arg6, retval, a number or *(TYPE*))",
+		fail_at(ps, at, "unknown name '%.*s' (expected arg1..arg6, reg(NAME), retval, a number or *(TYPE*))",
 			(int)(end - ps->p), ps->p);
 		return false;
 	}
@@ -426,9 +487,38 @@ static bool parse_second(struct parser *ps, const struct argkind *ak, struct ps_
 		a->kind = UP_KIND_STR16N;
 		sl->len = l;
 		return true;
+	case AK_GO:
+		/* gostr(PTR, LEN[, MAX]) */
+		if (!parse_expr(ps, &sl->len))
+			return false;
+		return !eat(ps, ",") || parse_max(ps, &a->max_units);
 	default:
 		return parse_max(ps, &a->max_units);
 	}
+}
+
+/* gostr(HDR): a Go string header in memory, the pointer at HDR and the
+ * length (int) at HDR+8: the value and the length are dereferences of HDR. */
+static bool go_header(struct parser *ps, const char *at, struct up_slot *sl)
+{
+	struct up_expr *v = &sl->val, *l = &sl->len;
+
+	if (v->nsteps >= UP_MAX_STEPS) {
+		fail_at(ps, at, "too many dereferences (at most %d, gostr(HDR) takes one)",
+			UP_MAX_STEPS);
+		return false;
+	}
+	*l = *v;
+	l->steps[l->nsteps].add = l->final_add + 8;
+	l->steps[l->nsteps].size = 8;
+	l->steps[l->nsteps].sign = 1;
+	l->nsteps++;
+	l->final_add = 0;
+	v->steps[v->nsteps].add = v->final_add;
+	v->steps[v->nsteps].size = 8;
+	v->nsteps++;
+	v->final_add = 0;
+	return true;
 }
 
 /* KIND(E[, SECOND]) of a string kind, its name already read. */
@@ -436,15 +526,21 @@ static bool parse_string_arg(struct parser *ps, const char *name, size_t n, stru
 			     struct up_slot *sl)
 {
 	const struct argkind *ak = argkind__get(a->kind);
+	const char *at;
 
 	if (!eat(ps, "(")) {
 		fail_at(ps, ps->p, "expected '(' after '%.*s'", (int)n, name);
 		return false;
 	}
+	skip_ws(ps);
+	at = ps->p;
 	if (!parse_expr(ps, &sl->val))
 		return false;
 	if (eat(ps, ",")) {
 		if (!parse_second(ps, ak, a, sl))
+			return false;
+	} else if (ak->second == AK_GO) {
+		if (!go_header(ps, at, sl))
 			return false;
 	} else if (ak->second == AK_LEN) {
 		fail_at(ps, ps->p, "%s needs a length: %s(EXPR, LEN)", ak->name, ak->name);
@@ -700,7 +796,8 @@ static int skip_signature(struct parser *P, const char *sym)
 	grp = dup_range(P->p, q + 1);
 	if (!grp)
 		return -ENOMEM;
-	if (!strstr(grp, "arg") && !strstr(grp, "retval") && !strpbrk(grp, "<>=!&|"))
+	if (!strstr(grp, "arg") && !strstr(grp, "retval") && !strstr(grp, "reg(") &&
+	    !strpbrk(grp, "<>=!&|"))
 		P->p = q + 1;
 	free(grp);
 	skip_name(P);
@@ -812,7 +909,7 @@ static int check_conversions(struct parser *P)
 		if ((pc->conv == 's') != argkind__is_string(spec->args[pc->arg].kind)) {
 			fail_at(P, P->text, "argument %d (%s) does not fit %%%c: %s", pc->arg + 1,
 				spec->args[pc->arg].text, pc->conv,
-				pc->conv == 's' ? "%s needs str(), str16() or dotnet_string()" :
+				pc->conv == 's' ? "%s needs str(), str16(), dotnet_string() or gostr()" :
 				"strings print with %s");
 			return -EINVAL;
 		}

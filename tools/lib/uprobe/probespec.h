@@ -5,11 +5,14 @@
  *   r:BINARY:SYMBOL ...            (on return; retval available)
  *   p:BINARY:0xFILEOFFSET ...      (raw file offset)
  *
- * ARG and FILTER operands: arg1..arg6, retval, integer literals, + and -
+ * ARG and FILTER operands: arg1..arg6, reg(NAME) (x86-64: ax bx cx dx si
+ * di bp sp r8..r15 ip, or rax...), retval, integer literals, + and -
  * with constants, *(TYPE*)(EXPR) with TYPE u8..u64/s8..s64; filters add
  * == != < <= > >= && || ! and parentheses. String arguments: str(E[, MAX]),
  * str16(E[, MAX]) (NUL-terminated UTF-16LE), str16(E, LEN) with LEN not a
- * constant or str16n(E, LEN) (LEN code units), dotnet_string(E[, MAX]).
+ * constant or str16n(E, LEN) (LEN code units), dotnet_string(E[, MAX]),
+ * gostr(PTR, LEN[, MAX]) (LEN bytes) and gostr(HDR) (a Go string header:
+ * pointer at HDR, length at HDR+8).
  * The parser compiles a spec straight into the BPF fetch recipe. */
 #ifndef SIDESCOPE_PROBESPEC_H
 #define SIDESCOPE_PROBESPEC_H

@@ -47,6 +47,8 @@ struct session {
 	char *hosts[UP_MAX_PROBES];	/* resolved file, as this process names it */
 	int fds[UP_MAX_PROBES];		/* that file, opened once (appfile) */
 	uint64_t offsets[UP_MAX_PROBES];
+	uint64_t *rets[UP_MAX_PROBES];	/* Go: the return half on these RETs */
+	size_t nrets[UP_MAX_PROBES];
 	uint64_t printed[UP_MAX_PROBES];
 	uint64_t malformed;
 	uint64_t total_printed;
@@ -123,6 +125,40 @@ int session__save(struct session *s, const char *path)
 	return 0;
 }
 
+/* Probe I's offset checked (not inside an instruction), and where its
+ * return half goes: on Go code the RET instructions (a uretprobe kills a Go
+ * program), found by uptarget__ret_sites, or a refusal. */
+static int resolve_sites(struct session *s, int i, const char *root)
+{
+	struct probe_spec *ps = s->specs[i];
+	struct err e = { 0 };
+	size_t jumps = 0;
+	int r;
+
+	if (s->offsets[i] != 0 && (!ps->symbol || ps->offset)) {
+		r = uptarget__check_offset(s->fds[i], s->hosts[i], root, s->offsets[i], &e);
+		if (r) {
+			p_err("%s: %s", ps->label, e.msg);
+			return r;
+		}
+	}
+	if (!ps->is_ret && !s->o.latency)
+		return 0;
+	r = uptarget__ret_sites(s->fds[i], s->hosts[i], root, s->offsets[i], &s->rets[i],
+				&s->nrets[i], &jumps, &e);
+	if (r) {
+		p_err("%s", e.msg);
+		return r;
+	}
+	if (s->nrets[i])
+		p_debug("%s is Go code: its return probe goes on %zu RET instruction%s", ps->label,
+			s->nrets[i], s->nrets[i] == 1 ? "" : "s");
+	if (jumps)
+		p_warn("%s leaves by %zu tail jump%s too: those returns are not seen", ps->label,
+		       jumps, jumps == 1 ? "" : "s");
+	return 0;
+}
+
 /* Probe I: its file opened, its offset found. */
 static int resolve_one(struct session *s, int i)
 {
@@ -141,12 +177,12 @@ static int resolve_one(struct session *s, int i)
 		p_err("out of memory");
 		return -ENOMEM;
 	}
-	if (!ps->symbol) {
-		s->offsets[i] = ps->offset;
-		return 0;
-	}
 	if (s->o.pid > 0)
 		snprintf(root, sizeof(root), "%s/%d/root", proc__root(), (int)s->o.pid);
+	if (!ps->symbol) {
+		s->offsets[i] = ps->offset;
+		return resolve_sites(s, i, root);
+	}
 	r = uptarget__symbol(s->fds[i], host, root, ps->symbol, &s->offsets[i], &e);
 	if (r) {
 		p_err("%s", e.msg);
@@ -155,7 +191,7 @@ static int resolve_one(struct session *s, int i)
 	s->offsets[i] += ps->offset;
 	p_debug("%s -> %s at file offset 0x%llx", ps->text, host,
 		(unsigned long long)s->offsets[i]);
-	return 0;
+	return resolve_sites(s, i, root);
 }
 
 int session__resolve(struct session *s)
@@ -261,7 +297,13 @@ static int attach_one(struct session *s, const char *path, int i, bool ret, uint
 {
 	struct uplink *l;
 
-	l = uplink__attach(s->skel->progs.uprobe_hit, s->o.pid, path, s->offsets[i], ret, cookie);
+	/* Go: the return half is an entry probe on each RET */
+	if (ret && s->nrets[i])
+		l = uplink__attach_many(s->skel->progs.uprobe_hit, s->o.pid, path, s->rets[i],
+					s->nrets[i], false, cookie);
+	else
+		l = uplink__attach(s->skel->progs.uprobe_hit, s->o.pid, path, s->offsets[i], ret,
+				   cookie);
 	if (!l) {
 		int err = errno;
 
@@ -758,6 +800,7 @@ void session__free(struct session *s)
 	for (i = 0; i < s->nspecs; i++) {
 		probespec__free(s->specs[i]);
 		free(s->hosts[i]);
+		free(s->rets[i]);
 		if (s->fds[i] >= 0)
 			close(s->fds[i]);
 	}

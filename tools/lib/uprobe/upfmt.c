@@ -330,8 +330,9 @@ static void decode_str_once(struct upfmt *f, int arg, const struct up_slot *sl,
 	if (!(ak->flags & AK_UTF16)) {
 		size_t n = v->len;
 
-		/* raw bytes: stop at a NUL in case the copy holds one */
-		const void *z = memchr(data + v->off, 0, n);
+		/* raw bytes: stop at a NUL in case the copy holds one; a counted
+		 * string (Go's) may hold NULs, which the escaper shows */
+		const void *z = ak->flags & AK_COUNTED ? NULL : memchr(data + v->off, 0, n);
 
 		if (z)
 			n = (size_t)((const uint8_t *)z - (data + v->off));

@@ -33,12 +33,13 @@ struct link_create_attr {
 };
 
 struct uplink {
-	int fd;			/* uprobe_multi link, or -1 */
-	struct bpf_link *perf;	/* perf event link, or NULL */
+	int fd;			/* uprobe_multi link (all offsets), or -1 */
+	struct bpf_link **perf;	/* perf event links, one per offset, or NULL */
+	size_t nperf;
 };
 
-static int link_create(int prog_fd, const char *path, uint64_t off, uint32_t flags,
-		       uint64_t cookie, pid_t pid)
+static int link_create(int prog_fd, const char *path, const uint64_t *offs,
+		       const uint64_t *cookies, uint32_t cnt, uint32_t flags, pid_t pid)
 {
 	struct link_create_attr a;
 	long fd;
@@ -47,9 +48,9 @@ static int link_create(int prog_fd, const char *path, uint64_t off, uint32_t fla
 	a.prog_fd = (uint32_t)prog_fd;
 	a.attach_type = ATTACH_UPROBE_MULTI;
 	a.path = (uint64_t)(uintptr_t)path;
-	a.offsets = (uint64_t)(uintptr_t)&off;
-	a.cookies = (uint64_t)(uintptr_t)&cookie;
-	a.cnt = 1;
+	a.offsets = (uint64_t)(uintptr_t)offs;
+	a.cookies = (uint64_t)(uintptr_t)cookies;
+	a.cnt = cnt;
 	a.multi_flags = flags;
 	a.pid = pid > 0 ? (uint32_t)pid : 0;
 	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
@@ -66,12 +67,13 @@ static bool probe_multi(void)
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = ATTACH_UPROBE_MULTI);
+	uint64_t zero = 0;
 	int prog, link, err;
 
 	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "sidescope_probe", "GPL", insns, 2, &opts);
 	if (prog < 0)
 		return false;
-	link = link_create(prog, "/", 0, 0, 0, 0);
+	link = link_create(prog, "/", &zero, &zero, 1, 0, 0);
 	err = errno;
 	if (link >= 0)
 		close(link);
@@ -107,8 +109,9 @@ const char *uplink__strerror(int err)
 		       "boundary, or an instruction it cannot single-step; probe the "
 		       "function's start or an offset 'objdump -d' shows)";
 	case EINVAL:
-		return "the kernel refused the probe as invalid (an offset past the "
-		       "file's end, for one)";
+	case ENOEXEC:
+		return "the kernel refused the probe: not at the start of an instruction, "
+		       "or past the file's end (give a symbol, or an offset from 'objdump -d')";
 	case ENOENT:
 		return "the file is gone";
 	case EEXIST:
@@ -135,39 +138,68 @@ const char *uplink__hint(int err)
 struct uplink *uplink__attach(struct bpf_program *prog, pid_t pid, const char *path,
 			      uint64_t off, bool retprobe, uint64_t cookie)
 {
+	return uplink__attach_many(prog, pid, path, &off, 1, retprobe, cookie);
+}
+
+struct uplink *uplink__attach_many(struct bpf_program *prog, pid_t pid, const char *path,
+				   const uint64_t *offs, size_t n, bool retprobe, uint64_t cookie)
+{
 	struct uplink *l = calloc(1, sizeof(*l));
+	uint64_t *cookies = NULL;
+	size_t i;
 	int err;
 
 	if (!l)
 		return NULL;
 	l->fd = -1;
+	if (n == 0 || n > UPLINK_MAX_OFFSETS) {
+		errno = E2BIG;
+		goto fail;
+	}
 	if (bpf_program__expected_attach_type(prog) == ATTACH_UPROBE_MULTI) {
-		l->fd = link_create(bpf_program__fd(prog), path, off,
-				    retprobe ? UPROBE_MULTI_RETURN : 0, cookie, pid);
+		cookies = malloc(n * sizeof(*cookies));
+		if (!cookies)
+			goto fail;
+		for (i = 0; i < n; i++)
+			cookies[i] = cookie;
+		l->fd = link_create(bpf_program__fd(prog), path, offs, cookies, (uint32_t)n,
+				    retprobe ? UPROBE_MULTI_RETURN : 0, pid);
 		if (l->fd < 0)
 			goto fail;
 	} else {
 		LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie);
 
-		l->perf = bpf_program__attach_uprobe_opts(prog, pid > 0 ? pid : -1, path,
-							  (size_t)off, &opts);
+		l->perf = calloc(n, sizeof(*l->perf));
 		if (!l->perf)
 			goto fail;
+		for (i = 0; i < n; i++) {
+			l->perf[i] = bpf_program__attach_uprobe_opts(prog, pid > 0 ? pid : -1, path,
+								     (size_t)offs[i], &opts);
+			if (!l->perf[i])
+				goto fail;
+			l->nperf++;
+		}
 	}
+	free(cookies);
 	return l;
 fail:
 	err = errno;
-	free(l);
+	free(cookies);
+	uplink__destroy(l);
 	errno = err;
 	return NULL;
 }
 
 void uplink__destroy(struct uplink *l)
 {
+	size_t i;
+
 	if (!l)
 		return;
 	if (l->fd >= 0)
 		close(l->fd);
-	bpf_link__destroy(l->perf);
+	for (i = 0; i < l->nperf; i++)
+		bpf_link__destroy(l->perf[i]);
+	free(l->perf);
 	free(l);
 }

@@ -12,6 +12,7 @@
 #define SIDESCOPE_UPLINK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -30,6 +31,13 @@ int uplink__prepare(struct bpf_program *prog);
  * NULL with errno set on failure. */
 struct uplink *uplink__attach(struct bpf_program *prog, pid_t pid, const char *path,
 			      uint64_t off, bool retprobe, uint64_t cookie);
+
+/* The same at each of the N file offsets OFFS (at most UPLINK_MAX_OFFSETS),
+ * all with COOKIE, as one link: one uprobe_multi link, or one perf event
+ * each. The RET instructions of a Go function, for one. */
+#define UPLINK_MAX_OFFSETS	256
+struct uplink *uplink__attach_many(struct bpf_program *prog, pid_t pid, const char *path,
+				   const uint64_t *offs, size_t n, bool retprobe, uint64_t cookie);
 
 /* For a failed attach with errno ERR: " (the privilege it needs; run
  * 'doctor')" when ERR is a refusal, else "". */

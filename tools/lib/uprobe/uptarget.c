@@ -12,6 +12,8 @@
 #include "core/appfile.h"
 #include "core/err.h"
 #include "sym/elfsym.h"
+#include "sym/gobin.h"
+#include "uprobe/insn.h"
 #include "core/proc.h"
 #include "uprobe/uptarget.h"
 #include "core/util.h"
@@ -238,4 +240,149 @@ int uptarget__symbol(int fd, const char *host, const char *debug_root, const cha
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	err__clear(e);
 	return pe_resolver(self, symbol, file_offset, e);
+}
+
+/* Whether FD is a 64-bit x86 ELF file: the only code insn decodes. */
+static bool is_x86_64(int fd)
+{
+	unsigned char h[20];
+
+	return pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) && memcmp(h, "\177ELF", 4) == 0 &&
+	       h[4] == 2 && h[5] == 1 && h[18] == 62 && h[19] == 0;
+}
+
+/* The function holding file offset OFF in the ELF file at FD, its code read
+ * into *CODE (malloc'd) with its start's file offset in *START. Return 0,
+ * or a negative errno with E saying why. */
+static int function_code(int fd, const char *host, const char *debug_root, uint64_t off,
+			 uint8_t **code, uint64_t *len, uint64_t *start, const char **name,
+			 struct elf_syms **syms, struct err *e)
+{
+	const struct elf_sym_info *si;
+	uint64_t addr, delta;
+	struct elf_syms *s;
+	ssize_t got;
+
+	*code = NULL;
+	s = elfsym__load_fd(fd, host, debug_root);
+	if (!s) {
+		int err = errno;
+
+		return err__set(e, err, "cannot read symbols of %s: %s", host,
+				err == ENOEXEC ? "not an ELF file" : strerror(err));
+	}
+	*syms = s;
+	if (elfsym__count(s) == 0)
+		return err__set(e, ESRCH, "%s has no symbol table: the function's bounds are unknown",
+				host);
+	if (elfsym__offset_to_addr(s, off, &addr) ||
+	    !(si = elfsym__lookup_addr(s, addr, &delta)))
+		return err__set(e, ESRCH, "no function of %s holds file offset 0x%llx", host,
+				(unsigned long long)off);
+	if (si->size == 0 || delta >= si->size)
+		return err__set(e, ESRCH, "%s has no size in the symbol table of %s", si->name, host);
+	if (si->size > INSN_MAX_CODE)
+		return err__set(e, E2BIG, "%s is larger than %u bytes", si->name, INSN_MAX_CODE);
+	*code = malloc(si->size);
+	if (!*code)
+		return err__set(e, ENOMEM, "out of memory");
+	*start = off - delta;
+	*len = si->size;
+	*name = si->name;
+	got = pread(fd, *code, si->size, (off_t)*start);
+	if (got < 0 || (uint64_t)got != si->size)
+		return err__set(e, EIO, "cannot read the code of %s in %s", si->name, host);
+	return 0;
+}
+
+int uptarget__ret_sites(int fd, const char *host, const char *debug_root, uint64_t off,
+			uint64_t **offs, size_t *n, size_t *jumps_out, struct err *e)
+{
+	struct elf_syms *syms = NULL;
+	struct insn_scan sc = { 0 };
+	struct err why = { 0 };
+	const char *name = "";
+	uint8_t *code = NULL;
+	uint64_t len = 0, start = 0;
+	int r;
+
+	*offs = NULL;
+	*n = 0;
+	if (jumps_out)
+		*jumps_out = 0;
+	r = gobin__is_go(fd);
+	if (r <= 0)
+		return 0;	/* not Go (PE images and the like included) */
+	if (!is_x86_64(fd))
+		return err__set(e, ENOEXEC, "%s is Go code for another machine than x86-64, "
+				"whose RET instructions cannot be found here: refusing a return "
+				"probe (a uretprobe would kill a Go program)", host);
+	r = function_code(fd, host, debug_root, off, &code, &len, &start, &name, &syms, &why);
+	if (r) {
+		r = err__set(e, -r, "%s is Go code, and its RETs cannot be found (%s): refusing "
+			     "a return probe (a uretprobe would kill a Go program)", host, why.msg);
+		goto cleanup;
+	}
+	r = insn__scan(code, len, start, &sc);
+	if (r == -ENOEXEC)
+		r = err__set(e, ENOEXEC, "%s is Go code and %s does not disassemble at +0x%llx: "
+			     "refusing a return probe (a uretprobe would kill a Go program)",
+			     name, host, (unsigned long long)(sc.bad_at - start));
+	else if (r)
+		r = err__set(e, -r, "%s is Go code and cannot be disassembled (%s): refusing a "
+			     "return probe (a uretprobe would kill a Go program)", name,
+			     r == -ENOSYS ? "Capstone cannot start" : strerror(-r));
+	else if (sc.nrets == 0)
+		r = err__set(e, ENOENT, "%s is Go code with no RET instruction (it never returns, "
+			     "or only by tail jumps): refusing a return probe (a uretprobe would "
+			     "kill a Go program)", name);
+	if (r)
+		goto cleanup;
+	*offs = sc.rets;
+	*n = sc.nrets;
+	sc.rets = NULL;
+	if (jumps_out)
+		*jumps_out = sc.njumps_out;
+cleanup:
+	free(sc.rets);
+	free(code);
+	elfsym__free(syms);
+	return r;
+}
+
+int uptarget__check_offset(int fd, const char *host, const char *debug_root, uint64_t off,
+			   struct err *e)
+{
+	struct elf_syms *syms = NULL;
+	const char *name = "";
+	uint8_t *code = NULL;
+	uint64_t len = 0, start = 0, prev = 0, next = 0;
+	struct err ignored;
+	int r;
+
+	if (uptarget__is_pe(fd) != 0 || !is_x86_64(fd))
+		return 0;
+	/* nothing known about the offset: the kernel decides */
+	if (function_code(fd, host, debug_root, off, &code, &len, &start, &name, &syms,
+			  &ignored)) {
+		r = 0;
+		goto cleanup;
+	}
+	r = insn__is_boundary(code, len, off - start, &prev, &next);
+	if (r == 1 || r == -ENOEXEC || r == -ENOSYS) {
+		r = 0;
+	} else if (r == 0) {
+		r = err__set(e, EINVAL, "file offset 0x%llx is inside an instruction of %s "
+			     "(%s+0x%llx); the instructions around it start at +0x%llx and +0x%llx (see "
+			     "'objdump -d')", (unsigned long long)off, name, name,
+			     (unsigned long long)(off - start), (unsigned long long)prev,
+			     (unsigned long long)next);
+	} else {
+		r = err__set(e, -r, "cannot check file offset 0x%llx of %s: %s",
+			     (unsigned long long)off, host, strerror(-r));
+	}
+cleanup:
+	free(code);
+	elfsym__free(syms);
+	return r;
 }

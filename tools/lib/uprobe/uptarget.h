@@ -47,6 +47,26 @@ int uptarget__binary(pid_t pid, const char *binary, char *host, size_t size, int
 int uptarget__symbol(int fd, const char *host, const char *debug_root, const char *symbol,
 		     uint64_t *file_offset, struct err *err);
 
+/* Where the return half of a probe at file offset OFF of FD goes. Not Go:
+ * 0 with *N = 0 (a uretprobe is fine). Go code, which a uretprobe kills
+ * (its runtime checks return addresses): 0 with the file offsets of the
+ * RET instructions of the function holding OFF (bounds from its ELF
+ * symbol) in *OFFS (malloc'd, caller frees) and *N > 0; or, when none can
+ * be found, a negative errno with ERR saying why in one line (no symbol
+ * table, no RET, code that does not disassemble). *JUMPS_OUT (may be NULL)
+ * gets the number of tail jumps, through which returns are not seen. */
+int uptarget__ret_sites(int fd, const char *host, const char *debug_root, uint64_t off,
+			uint64_t **offs, size_t *n, size_t *jumps_out, struct err *err);
+
+/* Whether file offset OFF of FD, inside a function of its ELF symbol table,
+ * starts an instruction there: a uprobe in the middle of one corrupts the
+ * code (the kernel does not always refuse it). Return 0 (it does, or there
+ * is nothing to check against: not ELF, not x86-64, no symbol there),
+ * -EINVAL with ERR naming the instructions around OFF, or another negative
+ * errno with ERR saying why. */
+int uptarget__check_offset(int fd, const char *host, const char *debug_root, uint64_t off,
+			   struct err *err);
+
 /* Whether the file at FD starts like a PE image ("MZ"). */
 int uptarget__is_pe(int fd);
 

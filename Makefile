@@ -34,9 +34,9 @@ PROVE     ?= prove
 # The published pprof profile.proto, as Debian's pprof source package ships it.
 PROFILE_PROTO ?= /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
 
-PKGS      := libbpf libdw libelf zlib libprotobuf-c babeltrace2 lttng-ust
+PKGS      := libbpf libdw libelf zlib libprotobuf-c babeltrace2 lttng-ust lttng-ctl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS  := $(shell pkg-config --libs libbpf libdw libelf zlib libprotobuf-c babeltrace2 2>/dev/null)
+PKG_LIBS  := $(shell pkg-config --libs libbpf libdw libelf zlib libprotobuf-c babeltrace2 lttng-ctl 2>/dev/null)
 
 WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS    ?= -O2 -g

@@ -13,8 +13,9 @@
  *   lttng    a session through liblttng-ctl (timeline/tllttng), read back
  *            at the end with the CTF reader
  * and timeline/timeline writes the document through core/outfile. */
-#include <errno.h>
 #include <dirent.h>
+#include <errno.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,7 +153,7 @@ static int parse_opt(void *ctx, int opt, const char *arg)
 
 	switch (opt) {
 	case 'p':
-		if (parse_u64(arg, 1, 0x3fffffff, &v))
+		if (parse_u64(arg, 1, INT_MAX, &v))
 			return usage_error("invalid PID '%s'", arg);
 		env->pid = (pid_t)v;
 		return 0;

@@ -79,7 +79,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_REPLAY := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(FUZZ_SRCS))
 FUZZ_SECONDS ?= 60
 
-SCRIPTS   := $(wildcard $(addprefix scripts/,cpu-profile uprobe-trace lttng-capture capture-loop doctor))
+SCRIPTS   := $(wildcard $(addprefix scripts/,cpu-profile uprobe-trace lttng-capture capture-loop doctor timeline-capture))
 
 .PHONY: all test test-local unit-test demo install clean vmlinux image bench fuzz
 .DELETE_ON_ERROR:

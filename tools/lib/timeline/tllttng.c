@@ -243,6 +243,18 @@ struct tl_lttng *tl_lttng__start(const struct tl_lttng_opts *o)
 		l->dir[0] = '\0';
 		goto fail;
 	}
+	/* the consumer daemon takes absolute paths only */
+	if (l->dir[0] != '/') {
+		char *abs = realpath(l->dir, NULL);
+
+		if (!abs || strlen(abs) >= sizeof(l->dir)) {
+			p_err("cannot resolve %s: %s", l->dir, strerror(abs ? ENAMETOOLONG : errno));
+			free(abs);
+			goto fail;
+		}
+		strcpy(l->dir, abs);
+		free(abs);
+	}
 	snprintf(l->name, sizeof(l->name), "sidescope-timeline-%d-%d", (int)o->pid, (int)getpid());
 	snprintf(url, sizeof(url), "file://%s/trace", l->dir);
 	r = lttng_create_session(l->name, url);

@@ -5,9 +5,11 @@
  * the counter as arg1, about 2 ms before the LTTng event: the test checks
  * that the two clocks agree.
  *
- * USAGE: timeline_app -r READY
- *   -r READY  write "PID\n" here once started (PID in this PID namespace)
- * It runs until killed. */
+ * USAGE: timeline_app -r READY [-d SECONDS]
+ *   -r READY    write "PID\n" here once started (PID in this PID namespace)
+ *   -d SECONDS  stop after this long and print the spin loop's iterations
+ *               per CPU second of this process (bench/timeline.sh: what a
+ *               tracer costs it); without it, run until killed */
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #define LTTNG_UST_TRACEPOINT_DEFINE
 #include "timeline_app_tp.h"
@@ -15,8 +17,11 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+static uint64_t iterations;
 
 static uint64_t mono_ns(void)
 {
@@ -37,6 +42,7 @@ __attribute__((noinline)) int tick(int counter)
 	do {
 		for (i = 0; i < 5000; i++)
 			acc += i ^ (unsigned long)counter;
+		iterations += 5000;
 	} while (mono_ns() < until);
 	lttng_ust_tracepoint(timeline_app, tick_done, counter);
 	return (int)(acc & 1);
@@ -46,13 +52,16 @@ int main(int argc, char **argv)
 {
 	const char *ready = NULL;
 	char tmp[PATH_MAX];
-	struct timespec next;
+	struct timespec next, cpu;
+	uint64_t end = 0;
 	FILE *f;
 	int c, counter;
 
-	while ((c = getopt(argc, argv, "r:")) != -1) {
+	while ((c = getopt(argc, argv, "r:d:")) != -1) {
 		if (c == 'r')
 			ready = optarg;
+		else if (c == 'd')
+			end = mono_ns() + strtoull(optarg, NULL, 10) * 1000000000ull;
 		else
 			return 2;
 	}
@@ -67,7 +76,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	for (counter = 1;; counter++) {
+	for (counter = 1; !end || mono_ns() < end; counter++) {
 		tick(counter);
 		next.tv_nsec += 10000000;
 		if (next.tv_nsec >= 1000000000) {
@@ -76,4 +85,7 @@ int main(int argc, char **argv)
 		}
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
 	}
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+	printf("%.1f\n", (double)iterations / ((double)cpu.tv_sec + cpu.tv_nsec / 1e9));
+	return 0;
 }

@@ -510,6 +510,29 @@ static int start_lttng(struct run *r)
 	return r->lt ? 0 : -1;
 }
 
+/* Every thread of the target now, named: a track each, even for those
+ * that never run during the capture. */
+static int name_threads(struct run *r)
+{
+	char path[64];
+	struct dirent *d;
+	uint64_t tid;
+	DIR *dir;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)r->env.pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;	/* gone: said by the capture */
+	while (!err && (d = readdir(dir)))
+		if (!parse_u64(d->d_name, 1, INT_MAX, &tid))
+			err = timeline__thread(r->tl, (pid_t)tid, NULL);
+	closedir(dir);
+	if (err)
+		p_err("out of memory");
+	return err ? -1 : 0;
+}
+
 /* ---- the capture ---------------------------------------------------------- */
 
 static void read_stats(struct run *r)
@@ -819,7 +842,7 @@ int cmd_timeline(int argc, char **argv)
 		goto out;
 	}
 	symbolizer__watch_start(r.sz, r.env.pid, r.start);
-	if (open_probes(&r) || open_bpf(&r) || attach_bpf(&r))
+	if (name_threads(&r) || open_probes(&r) || open_bpf(&r) || attach_bpf(&r))
 		goto out;
 	if (run_capture(&r) || stop_capture(&r) || read_lttng(&r))
 		goto out;

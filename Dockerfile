@@ -4,8 +4,10 @@
 #
 # Stage "build" compiles everything (BPF objects, skeletons, the sidescope
 # binary) with the build dependencies from scripts/install-deps; the runtime
-# stage carries sidescope, the wrapper scripts, busybox, lttng-tools,
-# babeltrace2 and the shared libraries: no compiler, no kernel headers.
+# stage carries sidescope, the wrapper scripts (timeline-capture among them,
+# installed by 'make install'), busybox, lttng-tools, babeltrace2 and the
+# shared libraries (liblttng-ctl0 for 'sidescope timeline --lttng'): no
+# compiler, no kernel headers.
 #
 # Default command: idle until SIGTERM (use it with 'kubectl exec'); with
 # SIDESCOPE_SCHEDULE set, periodic capture instead (see capture-loop -h).

@@ -34,9 +34,9 @@ PROVE     ?= prove
 # The published pprof profile.proto, as Debian's pprof source package ships it.
 PROFILE_PROTO ?= /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
 
-PKGS      := libbpf libdw libelf zlib libprotobuf-c babeltrace2 lttng-ust capstone
+PKGS      := libbpf libdw libelf zlib libprotobuf-c babeltrace2 lttng-ust lttng-ctl capstone
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS  := $(shell pkg-config --libs libbpf libdw libelf zlib libprotobuf-c babeltrace2 capstone 2>/dev/null)
+PKG_LIBS  := $(shell pkg-config --libs libbpf libdw libelf zlib libprotobuf-c babeltrace2 lttng-ctl capstone 2>/dev/null)
 
 WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS    ?= -O2 -g
@@ -79,7 +79,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_REPLAY := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(FUZZ_SRCS))
 FUZZ_SECONDS ?= 60
 
-SCRIPTS   := $(wildcard $(addprefix scripts/,cpu-profile uprobe-trace lttng-capture capture-loop doctor))
+SCRIPTS   := $(wildcard $(addprefix scripts/,cpu-profile uprobe-trace lttng-capture capture-loop doctor timeline-capture))
 
 .PHONY: all test test-local unit-test demo install clean vmlinux image bench fuzz
 .DELETE_ON_ERROR:

@@ -10,5 +10,6 @@ int cmd_dotnet_methods(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_uprobe(int argc, char **argv);
 int cmd_cron(int argc, char **argv);
+int cmd_timeline(int argc, char **argv);
 
 #endif

@@ -24,6 +24,7 @@ static const struct cmd cmds[] = {
 	{ "dotnet-methods", cmd_dotnet_methods, "list a .NET ReadyToRun image's methods and file offsets" },
 	{ "flame", cmd_flame, "draw stacks (folded or pprof) as an interactive SVG flame graph" },
 	{ "uprobe", cmd_uprobe, "print arguments and return values of functions (UTF-16 too)" },
+	{ "timeline", cmd_timeline, "CPU samples, uprobe hits and LTTng events on one clock (Perfetto)" },
 	{ "cron", cmd_cron, "check a cron schedule and show when it runs next" },
 };
 

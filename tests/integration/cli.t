@@ -9,7 +9,7 @@ require_root
 require_cmd jq script mount
 S=$SIDESCOPE
 T=$TMPDIR_TEST
-SCRIPTS="cpu-profile uprobe-trace lttng-capture capture-loop doctor"
+SCRIPTS="cpu-profile uprobe-trace lttng-capture capture-loop doctor timeline-capture"
 
 helptext() { # helptext COMMAND: its --help
 	case " $SCRIPTS " in
@@ -26,8 +26,8 @@ while IFS='|' read -r opt where; do
 	spell=$(printf '%s' "$opt" | awk '{ if ($1 ~ /,$/) print $1, $2; else print $1 }')
 	# "ctf chrome, cron" -> "ctf cron"; "every command [and script]"
 	case $where in
-	"every command and script") list="ps profile ctf dotnet-methods flame uprobe cron $SCRIPTS" ;;
-	"every command") list="ps profile ctf dotnet-methods flame uprobe cron" ;;
+	"every command and script") list="ps profile ctf dotnet-methods flame uprobe cron timeline $SCRIPTS" ;;
+	"every command") list="ps profile ctf dotnet-methods flame uprobe cron timeline" ;;
 	*) list=$(printf '%s\n' "$where" | tr ',' '\n' | awk '{ print $1 }' | sort -u) ;;
 	esac
 	for c in $list; do
@@ -39,7 +39,7 @@ $rows
 EOF
 
 # ---- a letter is one long option wherever it appears ---------------------
-for c in ps profile ctf dotnet-methods flame uprobe cron $SCRIPTS; do
+for c in ps profile ctf dotnet-methods flame uprobe cron timeline $SCRIPTS; do
 	helptext "$c" 2>/dev/null | sed -n "s/^ *\(-[A-Za-z]\), \(--[a-z-]*\).*/\1 \2 $c/p"
 done | sort -u > "$T/pairs"
 ok "$([ "$(wc -l < "$T/pairs")" -ge 30 ]; echo $?)" "letter/long pairs read from every help"
@@ -90,6 +90,10 @@ done <<EOF
 2|-n is a name in every sidescope command; the count is -c 3|"\$S" cron next '* * * * *' -n 3
 2|-w means wide in sidescope; the image width is --width 900|"\$S" flame -w 900 "$T/none.folded"
 2|invalid duration 'x'|"\$S" uprobe -d x p:c:malloc
+1|PID 2 is a kernel thread|"\$S" timeline -p 2 -o "$T/t.json"
+1|PID $tid is a thread .* of process $wl|"\$S" timeline -p $tid -o "$T/t.json"
+2|-o $T/dir: is a directory|"\$S" timeline -p $wl -o "$T/dir"
+1|cannot write $T/ro/t.json: its directory is on a read-only|"\$S" timeline -p $wl -o "$T/ro/t.json"
 EOF
 
 # both outputs bad: each named, nothing captured

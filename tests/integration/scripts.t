@@ -9,12 +9,12 @@
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 require_cmd shellcheck busybox jq
 cd "$SIDESCOPE_SRC" || exit 1
-for s in doctor cpu-profile uprobe-trace lttng-capture capture-loop lib/common.sh; do
+for s in doctor cpu-profile uprobe-trace lttng-capture capture-loop timeline-capture lib/common.sh; do
 	out=$(shellcheck -s sh -x "scripts/$s" 2>&1)
 	ok $? "$s: shellcheck -s sh clean"
 	[ -z "$out" ] || diag "$out"
 done
-for s in doctor cpu-profile uprobe-trace capture-loop; do
+for s in doctor cpu-profile uprobe-trace capture-loop timeline-capture; do
 	grep -q '^set -eu$' "scripts/$s"
 	ok $? "$s: set -eu"
 	h=$(busybox sh "scripts/$s" -h)
@@ -29,7 +29,8 @@ done
 
 mkdir -p "$TMPDIR_TEST/elsewhere"
 ln -s "$TMPDIR_TEST/elsewhere" "$TMPDIR_TEST/tmp-link"
-for c in "cpu-profile -d 1 12345" "uprobe-trace 12345 p:/bin/true:main" "capture-loop --once"; do
+for c in "cpu-profile -d 1 12345" "uprobe-trace 12345 p:/bin/true:main" "capture-loop --once" \
+	"timeline-capture -d 1 12345"; do
 	# shellcheck disable=SC2086 # the words of the command
 	err=$(TMPDIR="$TMPDIR_TEST/tmp-link" SIDESCOPE_OUT="$TMPDIR_TEST/out" busybox sh scripts/$c 2>&1 >/dev/null)
 	is "$?" 1 "${c%% *} with TMPDIR a link: exit 1"
@@ -38,7 +39,7 @@ for c in "cpu-profile -d 1 12345" "uprobe-trace 12345 p:/bin/true:main" "capture
 done
 is "$(ls -A "$TMPDIR_TEST/elsewhere")" "" "nothing was made through the link"
 ok "$([ ! -e "$TMPDIR_TEST/out" ]; echo $?)" "nor an output directory"
-for s in cpu-profile uprobe-trace capture-loop; do
+for s in cpu-profile uprobe-trace capture-loop timeline-capture; do
 	code=$(grep -v '^[[:space:]]*#' "scripts/$s")
 	unlike "$code" "/tmp" "$s: nothing in /tmp"
 	# a staging directory in the output directory is all (capture-loop)
@@ -87,6 +88,11 @@ doctor|-o "$D"|-o is a file in every command; the output directory is -O DIR
 doctor|--out-dir|--out-dir needs DIR
 doctor|kernel|unknown technique 'kernel' (profile, uprobe or lttng)
 capture-loop|--once --sidecar|one option at most
+timeline-capture|-p 7 -n x|one target only, got -p 7 and -n 'x' (-p PID, -n NAME or one PID|NAME)
+timeline-capture|-O "$D" -o x.json|-o FILE names the file itself: give -O DIR or -o FILE, not both
+timeline-capture|-o "$D"|'$D' is a directory; the output directory is -O DIR
+timeline-capture|-F 0|-F must be at least 1, not '0'
+timeline-capture|-e|-e needs PROBE
 EOF
 
 # under --json: one JSON object a line on stderr, nothing else

@@ -26,6 +26,13 @@ struct chrome_track {
 
 /* Any field as JSON. The writer tracks JSON_MAX_DEPTH levels: a value
  * nested deeper is written by a writer of its own. */
+static void field_json(struct json *j, const bt_field *f);
+
+void chrome__field_json(struct json *j, const bt_field *f)
+{
+	field_json(j, f);
+}
+
 static void field_json(struct json *j, const bt_field *f)
 {
 	bt_field_class_type t = bt_field_get_class_type(f);

@@ -48,6 +48,11 @@ int chrome__event(struct chrome *w, const struct ctf_event *e);
  * first events and, per track, outermost first; then the totals. */
 void chrome__finish(struct chrome *w, const struct ctf_summary *s);
 
+/* Field F (a payload, a context) as one JSON value into J: integers,
+ * reals (NaN and infinities as null), strings escaped, structures as
+ * objects, arrays, options, variants. */
+void chrome__field_json(struct json *j, const bt_field *f);
+
 /* Free the tracks (also without chrome__finish). */
 void chrome__free(struct chrome *w);
 

@@ -52,6 +52,7 @@ struct session {
 	uint64_t printed[UP_MAX_PROBES];
 	uint64_t malformed;
 	uint64_t total_printed;
+	uint64_t lost;			/* at session__finish */
 	uint64_t target_start;		/* the target's start time (ticks) */
 	int64_t rt_off;			/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct upfmt *fmt;
@@ -420,7 +421,10 @@ static int on_event(void *ctx, void *data, size_t size)
 		if (fwrite(&n, sizeof(n), 1, s->save) != 1 || fwrite(data, 1, size, s->save) != size)
 			s->write_err = EIO;
 	}
-	err = s->o.quiet ? 0 : upfmt__event(s->fmt, data, size, s->out);
+	if (s->o.sink)
+		err = s->o.sink(s->o.sink_arg, data, size);
+	else
+		err = s->o.quiet ? 0 : upfmt__event(s->fmt, data, size, s->out);
 	if (err == -EINVAL) {
 		s->malformed++;
 		return 0;
@@ -504,6 +508,16 @@ static int poll_once(struct session *s)
 	if (c > 0)
 		fflush(s->out);
 	return c;
+}
+
+int session__poll(struct session *s)
+{
+	return poll_once(s);
+}
+
+uint64_t session__lost(const struct session *s)
+{
+	return s->lost;
 }
 
 int session__run(struct session *s)
@@ -682,6 +696,7 @@ static void report_counts(struct session *s, uint64_t st[][UP_NSTATS])
 		       (unsigned long long)s->printed[i],
 		       (unsigned long long)st[i][UP_STAT_LOST]);
 	}
+	s->lost = tot_lost;
 	if (tot_lost)
 		p_warn("%llu events lost: the ring buffer was full (raise --buffer-kb, "
 		       "filter, or print less)", (unsigned long long)tot_lost);

@@ -42,6 +42,12 @@ struct session_opts {
 	unsigned int max_keys;	/* --by: distinct values counted at the most */
 	unsigned int max_stacks;	/* --stacks: distinct stacks per second */
 	const struct pe_resolver *pe;	/* --stacks: names in PE images, or NULL */
+	/* When set, each event record (struct up_event_hdr and its data, SIZE
+	 * bytes, borrowed for the call) goes to sink instead of the output:
+	 * it returns 0, -EINVAL for a malformed record (counted, skipped) or
+	 * another negative errno, which ends the run. */
+	int (*sink)(void *arg, const void *rec, size_t size);
+	void *sink_arg;
 };
 
 struct session;
@@ -72,6 +78,15 @@ int session__attach(struct session *s);
  * count, the target's exit, or a probed file modified in place. Return 0
  * or a negative errno (the output or the ring buffer failed). */
 int session__run(struct session *s);
+
+/* Wait up to 50 ms for events and handle what came, for a caller that
+ * runs its own loop instead of session__run. Return the records read, or
+ * a negative errno (said; -EINTR when a signal came). */
+int session__poll(struct session *s);
+
+/* Events the kernel dropped (ring buffer full), known after
+ * session__finish. */
+uint64_t session__lost(const struct session *s);
 
 /* Read events for up to a second until the first probe's first event
  * arrives. Return whether it did. */

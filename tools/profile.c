@@ -399,23 +399,6 @@ static int find_cgroup(struct profiler *pr, const char *cgroup)
 	return 0;
 }
 
-/* The boot-time offset of our time namespace in clock ticks: /proc shows
- * start times shifted by it, BPF sees them unshifted. */
-static uint64_t timens_boot_ticks(uint64_t ns_per_tick)
-{
-	char *buf = NULL, *line, *save = NULL;
-	long long sec, nsec;
-	uint64_t ticks = 0;
-
-	if (read_file("/proc/self/timens_offsets", &buf, NULL, 4096))
-		return 0;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "boottime %lld %lld", &sec, &nsec) == 2 && sec >= 0 && nsec >= 0)
-			ticks = ((uint64_t)sec * 1000000000ull + (uint64_t)nsec) / ns_per_tick;
-	free(buf);
-	return ticks;
-}
-
 /* -p checked, -n resolved, --cgroup found. 0, or -1 once said. */
 static int resolve_targets(struct profiler *pr)
 {
@@ -459,7 +442,7 @@ static int find_targets(struct profiler *pr)
 	tck = sysconf(_SC_CLK_TCK);
 	if (tck > 0 && tck <= 1000000000L)
 		pr->ns_per_tick = 1000000000ull / (uint64_t)tck;
-	pr->boot_ticks = timens_boot_ticks(pr->ns_per_tick);
+	pr->boot_ticks = proc__timens_boot_ticks(pr->ns_per_tick);
 	pr->starts = calloc(env->npids > 0 ? env->npids : 1, sizeof(*pr->starts));
 	if (!pr->starts) {
 		p_err("out of memory");
@@ -868,24 +851,6 @@ static int run_capture(struct profiler *pr, uint64_t t0)
 	return 0;
 }
 
-/* Now on the BPF programs' clock: CLOCK_MONOTONIC outside any time
- * namespace (/proc/self/timens_offsets shifts ours). */
-static uint64_t bpf_clock_ns(void)
-{
-	char *buf = NULL, *line, *save = NULL;
-	long long sec, nsec, off = 0;
-	struct timespec ts;
-
-	if (read_file("/proc/self/timens_offsets", &buf, NULL, 4096) == 0) {
-		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-			if (sscanf(line, "monotonic %lld %lld", &sec, &nsec) == 2)
-				off = sec * 1000000000ll + nsec;
-		free(buf);
-	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)((long long)ts.tv_sec * 1000000000ll + ts.tv_nsec - off);
-}
-
 /* The context switches the sched_switch program missed: the kernel skips
  * a program that would run inside another on the same CPU. */
 static void missed_switches(struct profiler *pr)
@@ -922,7 +887,7 @@ static int stop_capture(struct profiler *pr, uint64_t t0)
 		err = capture__drain(&pr->c);
 	/* threads still off the CPU: their time up to now */
 	if (!err && pr->env.mode != PROF_MODE_CPU)
-		err = capture__flush_offstart(&pr->c, bpf_clock_ns());
+		err = capture__flush_offstart(&pr->c, proc__bpf_clock_ns());
 	if (err) {
 		p_err("cannot read the counts: %s", strerror(-err));
 		return -1;

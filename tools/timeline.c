@@ -221,43 +221,6 @@ static int parse_args(int argc, char **argv, struct env *env)
 	return -1;
 }
 
-/* ---- the clock ---------------------------------------------------------- */
-
-/* Now on the BPF programs' clock: CLOCK_MONOTONIC outside any time
- * namespace (/proc/self/timens_offsets shifts ours). */
-static uint64_t bpf_clock_ns(void)
-{
-	char *buf = NULL, *line, *save = NULL;
-	long long sec, nsec, off = 0;
-	struct timespec ts;
-
-	if (read_file("/proc/self/timens_offsets", &buf, NULL, 4096) == 0) {
-		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-			if (sscanf(line, "monotonic %lld %lld", &sec, &nsec) == 2)
-				off = sec * 1000000000ll + nsec;
-		free(buf);
-	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)((long long)ts.tv_sec * 1000000000ll + ts.tv_nsec - off);
-}
-
-/* The boot-time offset of our time namespace in clock ticks: /proc shows
- * start times shifted by it, BPF sees them unshifted. */
-static uint64_t timens_boot_ticks(uint64_t ns_per_tick)
-{
-	char *buf = NULL, *line, *save = NULL;
-	long long sec, nsec;
-	uint64_t ticks = 0;
-
-	if (read_file("/proc/self/timens_offsets", &buf, NULL, 4096))
-		return 0;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "boottime %lld %lld", &sec, &nsec) == 2 && sec >= 0 && nsec >= 0)
-			ticks = ((uint64_t)sec * 1000000000ull + (uint64_t)nsec) / ns_per_tick;
-	free(buf);
-	return ticks;
-}
-
 static const char *cap_hint(enum privhint_need need, int err)
 {
 	static char buf[192];
@@ -284,7 +247,7 @@ static int find_target(struct run *r)
 	}
 	tck = sysconf(_SC_CLK_TCK);
 	r->ns_per_tick = tck > 0 && tck <= 1000000000L ? 1000000000ull / (uint64_t)tck : 10000000;
-	r->boot_ticks = timens_boot_ticks(r->ns_per_tick);
+	r->boot_ticks = proc__timens_boot_ticks(r->ns_per_tick);
 	err = proc__pidns(0, &r->pidns_dev, &r->pidns_ino);
 	if (err) {
 		p_err("cannot read this process's PID namespace: %s", strerror(-err));
@@ -834,7 +797,7 @@ int cmd_timeline(int argc, char **argv)
 	if (start_lttng(&r))
 		goto out;
 	r.sz = symbolizer__new();
-	r.origin = bpf_clock_ns();
+	r.origin = proc__bpf_clock_ns();
 	r.rt_off = upfmt__realtime_offset();
 	r.tl = r.sz ? timeline__new(r.env.pid, r.origin, 1000000000ull / r.env.hz) : NULL;
 	if (!r.tl) {

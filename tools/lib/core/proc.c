@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/appfile.h"
@@ -777,4 +778,35 @@ int proc__find_by_name(const char *name, pid_t **pids)
 	free(all);
 	*pids = out;
 	return k;
+}
+
+/* The offset of CLOCK (its name in timens_offsets) in ns, 0 when none. */
+static long long timens_offset(const char *clock)
+{
+	char *buf = NULL, *line, *save = NULL, name[16];
+	long long sec, nsec, off = 0;
+
+	if (read_file("/proc/self/timens_offsets", &buf, NULL, 4096))
+		return 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%15s %lld %lld", name, &sec, &nsec) == 3 && !strcmp(name, clock))
+			off = sec * 1000000000ll + nsec;
+	free(buf);
+	return off;
+}
+
+uint64_t proc__bpf_clock_ns(void)
+{
+	long long off = timens_offset("monotonic");
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)((long long)ts.tv_sec * 1000000000ll + ts.tv_nsec - off);
+}
+
+uint64_t proc__timens_boot_ticks(uint64_t ns_per_tick)
+{
+	long long off = timens_offset("boottime");
+
+	return off > 0 && ns_per_tick ? (uint64_t)off / ns_per_tick : 0;
 }

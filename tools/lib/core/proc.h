@@ -123,4 +123,13 @@ bool proc__matches_name(pid_t pid, const char *comm, const char *name);
  * nothing matches) or a negative errno. Skips the calling process. */
 int proc__find_by_name(const char *name, pid_t **pids);
 
+/* Now on the BPF programs' clock (bpf_ktime_get_ns): CLOCK_MONOTONIC
+ * outside any time namespace; /proc/self/timens_offsets shifts ours. */
+uint64_t proc__bpf_clock_ns(void);
+
+/* The boot-time offset of our time namespace in clock ticks of
+ * NS_PER_TICK: /proc shows start times shifted by it, BPF sees them
+ * unshifted. 0 outside a time namespace. */
+uint64_t proc__timens_boot_ticks(uint64_t ns_per_tick);
+
 #endif

@@ -282,17 +282,21 @@ struct writer {
 	const struct timeline *tl;
 };
 
-static void event_start(struct writer *w, struct json *j)
+void timeline__event_start(FILE *out, bool *first, struct json *j)
 {
-	if (!w->first)
-		fputs(",\n", w->out);
-	w->first = false;
-	json__init(j, w->out);
+	if (!*first)
+		fputs(",\n", out);
+	*first = false;
+	json__init(j, out);
 	json__obj(j);
 }
 
-/* TS as microseconds since the origin (negative before it), ns decimals. */
-static void put_time(struct json *j, const char *key, uint64_t ts, uint64_t origin)
+static void event_start(struct writer *w, struct json *j)
+{
+	timeline__event_start(w->out, &w->first, j);
+}
+
+void timeline__put_time(struct json *j, const char *key, uint64_t ts, uint64_t origin)
 {
 	uint64_t d = ts >= origin ? ts - origin : origin - ts;
 
@@ -342,8 +346,8 @@ static void put_slice(struct writer *w, const struct tl_sample *from, const stru
 	json__key(&j, "ph"); json__str(&j, "X");
 	json__key(&j, "cat"); json__str(&j, "cpu");
 	json__key(&j, "name"); json__str(&j, leaf_of(tl, from));
-	put_time(&j, "ts", from->ts, tl->origin);
-	put_time(&j, "dur", end, from->ts);
+	timeline__put_time(&j, "ts", from->ts, tl->origin);
+	timeline__put_time(&j, "dur", end, from->ts);
 	json__key(&j, "pid"); json__i64(&j, tl->pid);
 	json__key(&j, "tid"); json__i64(&j, from->tid);
 	json__key(&j, "args");
@@ -407,7 +411,7 @@ static void put_instant(struct writer *w, const struct tl_instant *in)
 	json__key(&j, "s"); json__str(&j, "t");
 	json__key(&j, "cat"); json__str(&j, "uprobe");
 	json__key(&j, "name"); json__str(&j, in->name);
-	put_time(&j, "ts", in->ts, w->tl->origin);
+	timeline__put_time(&j, "ts", in->ts, w->tl->origin);
 	json__key(&j, "pid"); json__i64(&j, w->tl->pid);
 	json__key(&j, "tid"); json__i64(&j, in->tid);
 	json__key(&j, "args");

@@ -76,4 +76,11 @@ typedef void (*timeline_other_fn)(void *arg, struct json *j);
  * (ferror), -ENOMEM. */
 int timeline__write(struct timeline *tl, FILE *out, timeline_other_fn other, void *arg);
 
+/* For writers of the file's events (timeline.c, tllttng.c's reader):
+ * start one event object on OUT, after ",\n" unless *FIRST (then
+ * cleared); and TS as KEY in microseconds since ORIGIN (negative before
+ * it), with nanosecond decimals. */
+void timeline__event_start(FILE *out, bool *first, struct json *j);
+void timeline__put_time(struct json *j, const char *key, uint64_t ts, uint64_t origin);
+
 #endif

@@ -364,20 +364,7 @@ static pid_t tid_of(const struct reader *r, int64_t vtid)
 
 static void event_start(struct reader *r, struct json *j)
 {
-	if (!r->first)
-		fputs(",\n", r->out);
-	r->first = false;
-	json__init(j, r->out);
-	json__obj(j);
-}
-
-static void put_time(struct json *j, const char *key, uint64_t ts, uint64_t origin)
-{
-	uint64_t d = ts >= origin ? ts - origin : origin - ts;
-
-	json__key(j, key);
-	json__num(j, "%s%" PRIu64 ".%03u", ts >= origin ? "" : "-", d / 1000,
-		  (unsigned)(d % 1000));
+	timeline__event_start(r->out, &r->first, j);
 }
 
 /* The event's time on our clock, from its clock snapshot; the class's
@@ -479,8 +466,8 @@ static void put_slice(struct reader *r, const struct open_slice *s, uint64_t end
 	json__key(&j, "ph"); json__str(&j, "X");
 	json__key(&j, "cat"); json__str(&j, "lttng");
 	json__key(&j, "name"); json__str(&j, s->base);
-	put_time(&j, "ts", s->ts, r->origin);
-	put_time(&j, "dur", end > s->ts ? end : s->ts, s->ts);
+	timeline__put_time(&j, "ts", s->ts, r->origin);
+	timeline__put_time(&j, "dur", end > s->ts ? end : s->ts, s->ts);
 	json__key(&j, "pid"); json__i64(&j, r->l->o.pid);
 	json__key(&j, "tid"); json__i64(&j, s->tid);
 	json__key(&j, "args");
@@ -547,7 +534,7 @@ static int on_event(struct reader *r, const struct ctf_event *e, uint64_t ts)
 	json__key(&j, "s"); json__str(&j, "t");
 	json__key(&j, "cat"); json__str(&j, "lttng");
 	json__key(&j, "name"); json__str(&j, e->cls->name);
-	put_time(&j, "ts", ts, r->origin);
+	timeline__put_time(&j, "ts", ts, r->origin);
 	json__key(&j, "pid"); json__i64(&j, r->l->o.pid);
 	json__key(&j, "tid"); json__i64(&j, tid);
 	json__key(&j, "args");

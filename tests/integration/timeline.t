@@ -120,7 +120,7 @@ wait_for_grep "$T/term.err" "sampling at" 10
 ok $? "sampling began"
 kill -TERM "$tl"
 wait "$tl"
-is "$?" 0 "SIGTERM ends it with status 0"
+rc=$?; is "$rc" 0 "SIGTERM ends it with status 0"; [ "$rc" = 0 ] || diag "$(tail -5 "$T/term.err")"
 is "$(jq -r '.otherData.source' "$T/term.json" 2>&1)" "sidescope timeline" "and the file is complete JSON"
 
 # ---- errors ------------------------------------------------------------------

@@ -383,7 +383,9 @@ static void put_slices(struct writer *w, struct timeline *tl)
 	struct tl_sample *s = tl->samples;
 	size_t i, start = 0;
 
-	qsort(s, tl->n_samples, sizeof(*s), cmp_sample);
+	/* none when a stop came before the first sample */
+	if (tl->n_samples)
+		qsort(s, tl->n_samples, sizeof(*s), cmp_sample);
 	tl->slices = 0;
 	for (i = 1; i <= tl->n_samples; i++) {
 		const struct tl_sample *last = &s[i - 1];

@@ -283,7 +283,8 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, bool
 	struct profile_offstart st = {};
 	struct bpf_pidns_info ns = {};
 	__u32 every = off_every, tid;
-	__u64 start;
+	__u64 start, ustack = 0, kstack = 0;
+	struct profile_offstart *p;
 
 	/* first, so that a switch left out costs next to nothing */
 	if (every > 1 && bpf_get_prandom_u32() % every)
@@ -297,15 +298,41 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, bool
 	st.pid = ns.tgid;
 	st.tid = ns.pid;
 	bpf_get_current_comm(st.comm, sizeof(st.comm));
-	if (want_user)
-		st.ustack = take_stack_tp(ctx, 0, BPF_F_USER_STACK);
-	if (want_kernel)
-		st.kstack = take_stack_tp(ctx, 1, 0);
-	/* after the stack walks: their time is the program's, not the
-	 * thread's, and a period noted at random must not be longer for it */
-	st.ts = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&offstart, &tid, &st, BPF_ANY))
+	/* in the map before the stack walks, so that a wakeup during them
+	 * (on_waking) is seen */
+	st.ts0 = bpf_ktime_get_ns();
+	st.cpu = bpf_get_smp_processor_id();
+	if (bpf_map_update_elem(&offstart, &tid, &st, BPF_ANY)) {
 		stat_inc(PSTAT_OFF_FULL);
+		return;
+	}
+	if (want_user)
+		ustack = take_stack_tp(ctx, 0, BPF_F_USER_STACK);
+	if (want_kernel)
+		kstack = take_stack_tp(ctx, 1, 0);
+	p = bpf_map_lookup_elem(&offstart, &tid);
+	if (!p)
+		return;
+	p->ustack = ustack;
+	p->kstack = kstack;
+	p->ts = bpf_ktime_get_ns();
+}
+
+/* The length of the period ST that ends at NOW, as if its stacks had not
+ * been taken. The walks delay the CPU the thread left, not the others: a
+ * thread woken from another CPU was off from ts0 until its wakeup, plus its
+ * wait for a CPU after it (not during the walks, when it could not run); a
+ * thread woken on the CPU it left (a timer there, or a task that ran after
+ * it, later by the walks' time) from ts. Taking either for all periods is
+ * wrong by the walks' time for the other kind, which in a storm of short
+ * periods is as long as the period itself. */
+static __always_inline __u64 off_period(const struct profile_offstart *st, __u64 now)
+{
+	__u64 w = st->waking, ts = st->ts ? st->ts : now;
+
+	if (!w || st->wcpu == st->cpu || w < st->ts0 || w > now)
+		return now > ts ? now - ts : 0;
+	return (w - st->ts0) + (now - (w > ts ? w : ts));
 }
 
 /* NEXT runs again: the time since it left counts when long enough. */
@@ -321,7 +348,7 @@ static __always_inline void switch_in(struct task_struct *next)
 	st = bpf_map_lookup_elem(&offstart, &tid);
 	if (!st)
 		return;
-	delta = bpf_ktime_get_ns() - st->ts;
+	delta = off_period(st, bpf_ktime_get_ns());
 	weight = st->weight;
 	key.pid = st->pid;
 	key.tid = st->tid;
@@ -348,17 +375,28 @@ static __always_inline void switch_in(struct task_struct *next)
 		stat_inc(PSTAT_COUNTS_FULL);
 }
 
-/* --wakers: the current task wakes P. When P is a target thread off the
- * CPU, note the current task's stacks (an interrupt's wakeup shows the
- * interrupted task, or the idle task: its kernel stack). */
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(on_wakeup, struct task_struct *p)
+/* The current task wakes P. When P is a target thread off the CPU, note
+ * when and on which CPU (off_period), and with --wakers the current task's
+ * stacks (an interrupt's wakeup shows the interrupted task, or the idle
+ * task: its kernel stack). sched_waking, not sched_wakeup: it runs in the
+ * waker's context before the wakeup waits for P to leave its CPU, whereas
+ * sched_wakeup may run later, on P's CPU. */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_waking, struct task_struct *p)
 {
-	__u32 tid = BPF_CORE_READ(p, pid);
+	__u32 tid = p->pid;
 	struct profile_waker w = {};
 	struct bpf_pidns_info ns = {};
+	struct profile_offstart *st;
 
-	if (!bpf_map_lookup_elem(&offstart, &tid))
+	st = bpf_map_lookup_elem(&offstart, &tid);
+	if (!st)
+		return 0;
+	if (!st->waking) {
+		st->waking = bpf_ktime_get_ns();
+		st->wcpu = bpf_get_smp_processor_id();
+	}
+	if (!want_wakers)
 		return 0;
 	if (pidns_current(pidns_dev, pidns_ino, &ns) == 0)
 		w.pid = ns.tgid;

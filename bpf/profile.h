@@ -77,7 +77,12 @@ struct profile_waker {
 /* Where and when a thread left the CPU (off-CPU and wall modes), by its
  * kernel TID, until it runs again. */
 struct profile_offstart {
-	__u64 ts;	/* bpf_ktime_get_ns (CLOCK_MONOTONIC) */
+	__u64 ts;	/* bpf_ktime_get_ns (CLOCK_MONOTONIC) after the stack
+			 * walks; 0 while they run */
+	__u64 ts0;	/* before them, when the thread left the CPU */
+	__u64 waking;	/* when it was woken, 0 until then */
+	__u32 cpu;	/* the CPU it left */
+	__u32 wcpu;	/* the CPU its waker ran on */
 	__u64 ustack;
 	__u64 kstack;
 	__u32 pid;	/* as in profile_key */

@@ -595,7 +595,7 @@ static int open_load_bpf(struct profiler *pr)
 	/* the sched_switch program only where it is used: nothing to verify,
 	 * nothing to need, for CPU profiles */
 	bpf_program__set_autoload(skel->progs.on_switch, env->mode != PROF_MODE_CPU);
-	bpf_program__set_autoload(skel->progs.on_wakeup, env->wakers);
+	bpf_program__set_autoload(skel->progs.on_waking, env->mode != PROF_MODE_CPU);
 	skel->rodata->want_wakers = env->wakers;
 	bpf_map__set_max_entries(skel->maps.wakers, env->wakers ? (__u32)env->max_threads : 1);
 	bpf_map__set_max_entries(skel->maps.offstart, env->mode != PROF_MODE_CPU ?
@@ -705,12 +705,10 @@ static int attach_bpf(struct profiler *pr)
 			      cap_hint(PRIVHINT_BPF, err));
 			return -1;
 		}
-	}
-	if (env->wakers) {
-		pr->wakeup_link = bpf_program__attach(skel->progs.on_wakeup);
+		pr->wakeup_link = bpf_program__attach(skel->progs.on_waking);
 		if (!pr->wakeup_link) {
 			err = errno;
-			p_err("cannot attach to the sched_wakeup tracepoint: %s%s", strerror(err),
+			p_err("cannot attach to the sched_waking tracepoint: %s%s", strerror(err),
 			      cap_hint(PRIVHINT_BPF, err));
 			return -1;
 		}

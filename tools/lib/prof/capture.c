@@ -415,7 +415,7 @@ static int flush_one(struct capture *c, const struct profile_offstart *st, void 
 		.flags = PROFILE_KEY_OFFCPU | st->state,
 	};
 
-	if (now <= st->ts || now - st->ts < c->meta.min_block_ns)
+	if (!st->ts || now <= st->ts || now - st->ts < c->meta.min_block_ns)
 		return 0;
 	memcpy(k.comm, st->comm, sizeof(k.comm));
 	c->off_pending++;

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Unwind tables: the call frame information (.eh_frame, and .debug_frame
+ * where present) of one x86-64 ELF object compiled into a sorted array of
+ * rows a BPF program can binary-search. libdw (dwarf_cfi_addrframe) runs
+ * the CFI programs; this file only lists the FDEs' address ranges and
+ * keeps, for each range of PCs, how to find the caller's frame:
+ *
+ *   CFA = SP + cfa_off or FP + cfa_off (or the PLT rule below);
+ *   the return address at CFA - 8 (always, on x86-64);
+ *   the caller's frame pointer unchanged, or at CFA + fp_off.
+ *
+ * Anything else (a CFA expression other than the PLT's, a register saved
+ * in another register, a signal frame) is marked unsupported, so that the
+ * walker stops there or falls back to frame pointers. The file is the
+ * app's: every count and offset is checked against the section holding it
+ * and the table's size is bounded. */
+#ifndef SIDESCOPE_CFITAB_H
+#define SIDESCOPE_CFITAB_H
+
+#include <gelf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum cfi_cfa_rule {
+	CFI_CFA_NONE = 0,	/* no CFI here: frame pointers, if anything */
+	CFI_CFA_SP,		/* CFA = RSP + cfa_off */
+	CFI_CFA_FP,		/* CFA = RBP + cfa_off */
+	/* a PLT stub: CFA = RSP + cfa_off, plus 8 when (RIP & 15) >= fp_off
+	 * (the stub has pushed its relocation index) */
+	CFI_CFA_PLT,
+	CFI_CFA_END,		/* the outermost frame: no return address */
+	CFI_CFA_UNSUPPORTED,	/* a rule the walker does not follow */
+};
+
+enum cfi_fp_rule {
+	CFI_FP_SAME = 0,	/* the caller's RBP is this frame's */
+	CFI_FP_AT,		/* saved at CFA + fp_off */
+	CFI_FP_UNKNOWN,		/* clobbered, or a rule not followed */
+};
+
+/* One row: from pc (the object's address, less the table's base) up to
+ * the next row's pc. 12 bytes, the layout the BPF maps hold. */
+struct cfi_row {
+	uint32_t pc;
+	int32_t cfa_off;
+	int16_t fp_off;
+	uint8_t cfa;	/* enum cfi_cfa_rule */
+	uint8_t fp;	/* enum cfi_fp_rule */
+} __attribute__((packed));
+
+struct cfi_stats {
+	size_t fdes;		/* FDEs read (both sections) */
+	size_t bad_fdes;	/* FDEs skipped: undecodable, or overlapping */
+	size_t unsupported;	/* rows marked CFI_CFA_UNSUPPORTED */
+	size_t fp_unknown;	/* rows whose caller's RBP is not known */
+	int debug_frame;	/* whether .debug_frame was read too */
+};
+
+struct cfi_table {
+	uint64_t base;		/* rows' pc + base = the object's address */
+	struct cfi_row *rows;	/* sorted by pc, no two alike in a row */
+	size_t n;
+	struct cfi_stats st;
+};
+
+/* At most this many rows an object (12 bytes each); more is -EFBIG. */
+#define CFITAB_MAX_ROWS (4u << 20)
+
+/* Build T from ELF (an x86-64 object of FSIZE bytes, from elfsym__begin).
+ * 0, or -ENOENT (no CFI at all), -ENOTSUP (not x86-64 little-endian),
+ * -EFBIG (too many rows, or code spread over more than 4 GB), -ENOMEM,
+ * -ENOEXEC (corrupt). T is empty on error. */
+int cfitab__build_elf(Elf *elf, uint64_t fsize, struct cfi_table *t);
+/* The same over the ELF file open at FD (read with pread, never mapped). */
+int cfitab__build_fd(int fd, struct cfi_table *t);
+void cfitab__free(struct cfi_table *t);
+
+/* The row covering the object address ADDR, or NULL (before the first). */
+const struct cfi_row *cfitab__find(const struct cfi_table *t, uint64_t addr);
+
+/* "sp+16", "fp+16", "plt", "end", "none", "unsupported": the CFA rule of
+ * R, for dumps and tests, into BUF. */
+const char *cfitab__cfa_str(const struct cfi_row *r, char *buf, size_t len);
+
+#endif

@@ -139,7 +139,8 @@ $(BUILD)/tests/unit/%.t: tests/unit/%.c $(LIBSS)
 
 $(BUILD)/tests/progs/%: tests/progs/%.c | $(BUILD)/tests/progs
 	$(TARGET_CC) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -fno-optimize-sibling-calls \
-		-Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< $(shell sed -n 's|^// LDLIBS: ||p' $<)
+		-Wall -Wextra -Werror -D_GNU_SOURCE $(shell sed -n 's|^// CFLAGS: ||p' $<) \
+		-o $@ $< $(shell sed -n 's|^// LDLIBS: ||p' $<)
 
 # The ReadyToRun fixture of test_r2r: a small class library compiled by
 # crossgen2 (dotnet publish -p:PublishReadyToRun=true). dotnet runs only when

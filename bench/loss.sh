@@ -20,14 +20,12 @@ hz=${3:-999}
 mkdir -p "$out"
 T=/usr/bin/time
 
+# shellcheck source=bench/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
+
 # one_run LABEL: the workload under LABEL's profiler; prints "LABEL RATE"
 one_run() {
-	rm -f "$out/loss.pid"
-	$T -f '%U %S' -o "$out/loss.cpu" "$build/workload" -t 2 -d "$secs" -r "$out/loss.pid" \
-		> "$out/loss.rate" &
-	wl=$!
-	while [ ! -s "$out/loss.pid" ]; do sleep 0.01; done
-	target=$(cat "$out/loss.pid")
+	start_workload "$secs" loss
 	case $1 in
 	unprofiled) ;;
 	sidescope) "$build/sidescope" profile -p "$target" -F "$hz" -d "$secs" \
@@ -38,8 +36,7 @@ one_run() {
 			>/dev/null 2>&1 || true ;;
 	esac
 	wait "$wl"
-	echo "$1 $(awk '{ print $2 }' "$out/loss.rate") $(cat "$out/loss.cpu")" |
-		awk '{ printf "%s %.1f\n", $1, $2 / ($3 + $4) }'
+	echo "$1 $(cpurate loss)"
 }
 
 echo "target loss at $hz Hz: $rounds rounds of $secs s; $(nproc) CPUs;" \

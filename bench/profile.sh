@@ -21,45 +21,10 @@ out=${BENCH_OUT:-$build/bench}
 mkdir -p "$out"
 T=/usr/bin/time
 
-# Fold perf script output into "comm;outer;...;leaf count": a sample is a
-# header line (comm first) then one frame a line, innermost first, then a
-# blank line. Kernel frames get _[k] as in sidescope's output.
-# shellcheck disable=SC2016 # awk program, not shell
-fold_awk='
-function flush() {
-	if (comm != "") {
-		s = comm
-		for (i = n; i >= 1; i--) s = s ";" f[i]
-		count[s]++
-	}
-	comm = ""; n = 0
-}
-/^[^ \t]/ { flush(); comm = $1; next }
-/^[ \t]*$/ { flush(); next }
-{
-	sym = $2
-	for (i = 3; i < NF; i++) sym = sym " " $i
-	sub(/\+0x[0-9a-f]+$/, "", sym)
-	if ($NF ~ /kernel\.kallsyms/) sym = sym "_[k]"
-	f[++n] = sym
-}
-END { flush(); for (s in count) print s, count[s] }'
+# shellcheck source=bench/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
 
-# start_workload SECONDS: $wl is the waitable job, $target the workload's PID
-start_workload() {
-	rm -f "$out/wl.pid"
-	$T -f '%U %S' -o "$out/wl.cpu" "$build/workload" -t 2 -d "$1" -r "$out/wl.pid" \
-		> "$out/wl.rate" &
-	wl=$!
-	while [ ! -s "$out/wl.pid" ]; do sleep 0.01; done
-	target=$(cat "$out/wl.pid")
-}
 rate() { awk '{ print $6 }' "$out/wl.rate"; }
-# iterations per CPU second of the workload
-cpurate() {
-	echo "$(awk '{ print $2 }' "$out/wl.rate") $(cat "$out/wl.cpu")" |
-		awk '{ printf "%.1f", $1 / ($2 + $3) }'
-}
 loss() { echo "$1 $2" | awk '{ printf "%.2f", 100 * ($1 - $2) / $1 }'; }
 mean() { echo "$1 $2" | awk '{ printf "%.1f", ($1 + $2) / 2 }'; }
 ratio() { echo "$1 $2" | awk '{ if ($2 > 0) printf "%.3f", $1 / $2; else print "-" }'; }

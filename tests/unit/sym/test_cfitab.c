@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sym/cfitab.h"
+#include "sym/elfsym.h"
 #include "tap.h"
 
 /* push rbp (1 byte); mov rsp,rbp (3); sub $32,rsp (4); nop (1); leave (1); ret */
@@ -73,6 +74,7 @@ void cfit_sig(void);
 
 static uint64_t bias;
 
+
 static int main_bias(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	bias = info->dlpi_addr;	/* the first object: the executable */
@@ -108,6 +110,149 @@ static int build_path(const char *path, struct cfi_table *t)
 	err = cfitab__build_fd(fd, t);
 	close(fd);
 	return err;
+}
+
+/* ---- a walk of this process's own stack, by the tables alone ------------ */
+
+#define MAX_OBJS 16
+struct obj {
+	uint64_t lo, hi, bias;	/* executable segments' span, load bias */
+	char path[4096];
+	struct cfi_table t;
+	int built;
+	struct elf_syms *syms;
+};
+static struct obj objs[MAX_OBJS];
+static int nobjs;
+
+static int add_obj(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct obj *o;
+	int i;
+
+	if (nobjs == MAX_OBJS)
+		return 1;
+	o = &objs[nobjs];
+	memset(o, 0, sizeof(*o));
+	o->lo = UINT64_MAX;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < o->lo)
+			o->lo = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > o->hi)
+			o->hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	o->bias = info->dlpi_addr;
+	if (!info->dlpi_name[0])
+		snprintf(o->path, sizeof(o->path), "%s", (const char *)arg);
+	else
+		snprintf(o->path, sizeof(o->path), "%s", info->dlpi_name);
+	if (o->lo < o->hi && o->path[0] == '/')
+		nobjs++;
+	return 0;
+}
+
+static struct obj *obj_of(uint64_t pc)
+{
+	int i;
+
+	for (i = 0; i < nobjs; i++) {
+		if (pc < objs[i].lo || pc >= objs[i].hi)
+			continue;
+		if (!objs[i].built) {
+			objs[i].built = build_path(objs[i].path, &objs[i].t) == 0 ? 1 : -1;
+			objs[i].syms = elfsym__load(objs[i].path, NULL);
+		}
+		return &objs[i];
+	}
+	return NULL;
+}
+
+static int read_self(uint64_t addr, uint64_t *out, void *ctx)
+{
+	memcpy(out, (const void *)(uintptr_t)addr, sizeof(*out));
+	return 0;
+}
+
+static char walked[64][64];
+static int nwalked, walk_end;
+
+/* Walk from REGS, naming each frame. */
+static __attribute__((noinline)) void walk_from(struct cfi_regs regs)
+{
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		struct obj *o = obj_of(regs.ip);
+		const struct cfi_row *r = NULL;
+		const struct elf_sym_info *si = NULL;
+		uint64_t delta, look = regs.ip - (i ? 1 : 0);
+		int st;
+
+		if (o && o->built > 0)
+			r = cfitab__find(&o->t, look - o->bias);
+		if (o && o->syms)
+			si = elfsym__lookup_addr(o->syms, look - o->bias, &delta);
+		snprintf(walked[nwalked++], sizeof(walked[0]), "%s", si ? si->name : "?");
+		st = cfitab__step(r, &regs, read_self, NULL);
+		if (st) {
+			walk_end = st;
+			return;
+		}
+	}
+}
+
+/* The registers here: one asm statement, so that RSP is the one of the row
+ * of the captured RIP. */
+#define CAPTURE(regs) __asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2" \
+				       : "=r"((regs).ip), "=r"((regs).sp), "=r"((regs).bp))
+
+static volatile int walk_once;
+
+__attribute__((noinline, optimize("omit-frame-pointer"))) int walk_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	if (!walk_once) {
+		struct cfi_regs regs = { .bp_known = 1 };
+
+		walk_once = 1;
+		CAPTURE(regs);
+		walk_from(regs);
+	}
+	return (x > y) - (x < y);
+}
+
+__attribute__((noinline, optimize("omit-frame-pointer"))) void walk_sort(int n)
+{
+	volatile int pad[16];
+	int v[8] = { 5, 3, 7, 1, 8, 2, 6, 4 };
+
+	pad[n & 15] = n;
+	qsort(v, 8, sizeof(v[0]), walk_cmp);
+	pad[0] += v[0];
+}
+
+__attribute__((noinline, optimize("omit-frame-pointer"))) void walk_chain(int n)
+{
+	volatile char pad[40];
+
+	pad[n % 40] = (char)n;
+	walk_sort(n + 1);
+	pad[1] += 1;
+}
+
+static int walked_has(const char *name)
+{
+	int i;
+
+	for (i = 0; i < nwalked; i++)
+		if (!strcmp(walked[i], name))
+			return i;
+	return -1;
 }
 
 /* A copy of this program with the LEN bytes at OFF of the file replaced
@@ -232,6 +377,34 @@ int main(void)
 		ok(libc.st.unsupported * 100 < libc.n, "libc: under 1%% of rows unsupported");
 	}
 	cfitab__free(&libc);
+
+	/* this very stack: walk_cmp <- libc's qsort <- walk_sort <- walk_chain
+	 * <- main, none of them keeping frame pointers */
+	dl_iterate_phdr(add_obj, self);
+	walk_chain(3);
+	{
+		char all[1024] = "";
+		int i, c, q, w, m;
+
+		for (i = 0; i < nwalked; i++)
+			snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", i ? " <- " : "",
+				 walked[i]);
+		diag("walked: %s (%s)", all, walk_end == 1 ? "the outermost frame" : "cut");
+		c = walked_has("walk_cmp");
+		q = walked_has("walk_sort");
+		w = walked_has("walk_chain");
+		m = walked_has("main");
+		ok(c == 0, "the walk starts in walk_cmp");
+		ok(q > c + 1, "goes through libc's qsort frames to walk_sort");
+		ok(w == q + 1 && m == w + 1, "then walk_chain and main");
+		is_int(walk_end, 1, "and ends at the outermost frame (_start's undefined return address)");
+	}
+	for (i = 0; i < (size_t)nobjs; i++) {
+		if (objs[i].built > 0)
+			cfitab__free(&objs[i].t);
+		if (objs[i].syms)
+			elfsym__free(objs[i].syms);
+	}
 
 	/* hostile files */
 	fd = open("/proc/self/status", O_RDONLY);

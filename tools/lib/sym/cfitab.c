@@ -536,3 +536,54 @@ const char *cfitab__cfa_str(const struct cfi_row *r, char *buf, size_t len)
 	}
 	return buf;
 }
+
+int cfitab__step(const struct cfi_row *r, struct cfi_regs *regs, cfi_read_fn rd, void *ctx)
+{
+	uint64_t cfa, ra, bp = regs->bp;
+	int bp_known = regs->bp_known;
+
+	if (!r || r->cfa == CFI_CFA_NONE) {
+		/* frame pointers: [RBP] the caller's RBP, [RBP + 8] the return address */
+		if (!regs->bp_known || !regs->bp || regs->bp < regs->sp)
+			return -1;
+		cfa = regs->bp + 16;
+		if (rd(regs->bp, &bp, ctx))
+			return -1;
+		bp_known = 1;
+	} else {
+		switch (r->cfa) {
+		case CFI_CFA_SP:
+			cfa = regs->sp + (uint64_t)(int64_t)r->cfa_off;
+			break;
+		case CFI_CFA_FP:
+			if (!regs->bp_known)
+				return -1;
+			cfa = regs->bp + (uint64_t)(int64_t)r->cfa_off;
+			break;
+		case CFI_CFA_PLT:
+			cfa = regs->sp + (uint64_t)(int64_t)r->cfa_off +
+			      ((regs->ip & 15) >= (uint64_t)r->fp_off ? 8 : 0);
+			break;
+		case CFI_CFA_END:
+			return 1;
+		default:
+			return -1;
+		}
+		if (r->cfa != CFI_CFA_PLT && r->fp == CFI_FP_AT) {
+			if (rd(cfa + (uint64_t)(int64_t)r->fp_off, &bp, ctx))
+				return -1;
+			bp_known = 1;
+		} else if (r->fp == CFI_FP_UNKNOWN) {
+			bp_known = 0;
+		}
+	}
+	if (cfa <= regs->sp || rd(cfa - 8, &ra, ctx))
+		return -1;
+	if (!ra)
+		return 1;
+	regs->ip = ra;
+	regs->sp = cfa;
+	regs->bp = bp;
+	regs->bp_known = bp_known;
+	return 0;
+}

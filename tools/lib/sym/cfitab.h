@@ -78,6 +78,24 @@ void cfitab__free(struct cfi_table *t);
 /* The row covering the object address ADDR, or NULL (before the first). */
 const struct cfi_row *cfitab__find(const struct cfi_table *t, uint64_t addr);
 
+/* The registers an unwind step needs. */
+struct cfi_regs {
+	uint64_t ip, sp, bp;
+	int bp_known;	/* 0 once a frame's rule lost the caller's RBP */
+};
+
+/* Read 8 bytes of the target's memory at ADDR into *OUT: 0, or -1. */
+typedef int (*cfi_read_fn)(uint64_t addr, uint64_t *out, void *ctx);
+
+/* One step from the frame REGS is in to its caller's, by row R (the row of
+ * REGS->ip, found for ip - 1 in a frame above the first: a return address
+ * is past its call), or by frame pointer when R is NULL or says
+ * CFI_CFA_NONE (code without CFI: JIT code keeps frame pointers). The same
+ * arithmetic as the BPF walker. 0 with REGS the caller's, 1 at the
+ * outermost frame, -1 when the walk cannot go on (an unsupported rule, an
+ * unreadable address, a stack that does not grow up). */
+int cfitab__step(const struct cfi_row *r, struct cfi_regs *regs, cfi_read_fn rd, void *ctx);
+
 /* "sp+16", "fp+16", "plt", "end", "none", "unsupported": the CFA rule of
  * R, for dumps and tests, into BUF. */
 const char *cfitab__cfa_str(const struct cfi_row *r, char *buf, size_t len);

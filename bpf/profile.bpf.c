@@ -147,11 +147,19 @@ static __always_inline __u64 store_stack(void *ctx, __u32 slot, __u64 flags, __u
 	return h;
 }
 
+#include "unwind.bpf.h"
+
 /* A global function: the verifier checks it once, not once per call. */
 __noinline __u64 take_stack(struct bpf_perf_event_data *ctx, __u32 slot, __u64 flags,
 			    __u32 err_stat, __u32 trunc_stat)
 {
 	return store_stack(ctx, slot, flags, err_stat, trunc_stat);
+}
+
+/* --unwind tables (unwind.bpf.h); 0: take the frame-pointer stack */
+__noinline __u64 take_table_stack(struct bpf_perf_event_data *ctx, __u32 tgid)
+{
+	return unwind_user_stack(ctx, tgid);
 }
 
 /* The same for the sched_switch program (another context type): checked
@@ -234,7 +242,9 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	key.pid = ns.tgid;
 	key.tid = ns.pid;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
-	if (want_user)
+	if (want_user && want_tables)
+		key.ustack = take_table_stack(ctx, ns.tgid);
+	if (want_user && !key.ustack)
 		key.ustack = take_stack(ctx, 0, BPF_F_USER_STACK, PSTAT_USTACK_ERR,
 					PSTAT_USTACK_TRUNC);
 	if (want_kernel)

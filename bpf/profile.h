@@ -47,7 +47,37 @@ enum profile_stat {
 				 * standing for its weight) */
 	PSTAT_OFF_FULL,		/* off-CPU start map full: a period lost */
 	PSTAT_WAKER_FULL,	/* --wakers: waker map full, a waker not known */
+	PSTAT_UNWIND_TABLES,	/* user stacks walked by unwind tables */
+	PSTAT_UNWIND_CUT,	/* of those, walks that stopped before the
+				 * outermost frame (no rule, unreadable) */
 	PSTAT_MAX,
+};
+
+/* --unwind tables: one row of an object's unwind table (sym/cfitab.h's
+ * struct cfi_row, padded to the 16 bytes an array element takes). */
+struct unwind_row {
+	__u32 pc;	/* the object's address less its table's base */
+	__s32 cfa_off;
+	__s16 fp_off;
+	__u8 cfa;	/* enum cfi_cfa_rule */
+	__u8 fp;	/* enum cfi_fp_rule */
+	__u32 pad;
+};
+
+/* One executable mapping of a process with a table: rows
+ * [first, first + count) of unwind_rows, for the addresses [start, end)
+ * whose row pc is the address less adj. */
+struct unwind_map {
+	__u64 start, end, adj;
+	__u32 first, count;
+};
+
+#define UNWIND_MAX_MAPS 64
+/* A process's mappings with tables, sorted by start (unwind_procs). */
+struct unwind_proc {
+	__u32 n;
+	__u32 reserved;
+	struct unwind_map m[UNWIND_MAX_MAPS];
 };
 
 /* Stacks are stored by a 64-bit hash of their addresses; 0 means no stack. */

@@ -34,6 +34,7 @@
 #include "core/util.h"
 #include "dotnet/r2r.h"
 #include "prof/capture.h"
+#include "prof/unwind.h"
 #include "prof/prof.h"
 #include "prof/writer.h"
 #include "profile.h"
@@ -63,6 +64,7 @@ struct env {
 	bool hz_given, states_given, min_given, wall_given, wakers;
 	uint64_t hz, secs, max_stacks, min_block_us, max_threads, switch_rate;
 	unsigned int split;	/* PROF_SPLIT_* */
+	enum { UNWIND_AUTO, UNWIND_FP, UNWIND_TABLES } unwind;
 	const struct prof_writer *forced;	/* --format */
 	struct output outs[MAX_OUTPUTS];
 	int nouts;
@@ -82,11 +84,13 @@ struct profiler {
 	struct profile_bpf *skel;
 	struct bpf_link **links, *exec_link, *switch_link, *wakeup_link;
 	int nlinks;
+	bool tables;		/* --unwind: user stacks by unwind tables */
+	struct unwinder *uw;
 };
 
 enum { OPT_CGROUP = 256, OPT_FORMAT, OPT_USER, OPT_KERNEL, OPT_MAX_STACKS,
        OPT_MAX_PERF_MAP, OPT_SPLIT, OPT_JSON, OPT_OFFCPU, OPT_WALL, OPT_STATE, OPT_MIN_BLOCK,
-       OPT_MAX_THREADS, OPT_WAKERS, OPT_SWITCH_RATE };
+       OPT_MAX_THREADS, OPT_WAKERS, OPT_SWITCH_RATE, OPT_UNWIND };
 
 static const struct cli_opt opts[] = {
 	{ 'p', "pid", "PIDS", "profile these processes (comma-separated); a PID means\n"
@@ -122,6 +126,10 @@ static const struct cli_opt opts[] = {
 	{ OPT_FORMAT, "format", "FMT", "folded, pprof, svg, top or json (overrides extension)" },
 	{ OPT_JSON, "json", NULL, "without -o: the profile as JSON on stdout (as -o -\n"
 				  "--format json); messages as JSON lines on stderr" },
+	{ OPT_UNWIND, "unwind", "MODE", "user stacks: fp (frame pointers), tables (the\n"
+					"objects' .eh_frame unwind tables, in BPF; frame\n"
+					"pointers where there is none, as in JIT code) or\n"
+					"auto (the default; frame pointers for now)" },
 	{ OPT_USER, "user-only", NULL, "user-space stacks only" },
 	{ OPT_KERNEL, "kernel-only", NULL, "kernel stacks only" },
 	{ OPT_MAX_STACKS, "max-stacks", "N", "distinct stacks held in the kernel between two drains\n"
@@ -243,6 +251,16 @@ static int parse_opt(void *ctx, int opt, const char *arg)
 	case OPT_WAKERS:
 		env->wakers = true;
 		return 0;
+	case OPT_UNWIND:
+		if (!strcmp(arg, "auto"))
+			env->unwind = UNWIND_AUTO;
+		else if (!strcmp(arg, "fp"))
+			env->unwind = UNWIND_FP;
+		else if (!strcmp(arg, "tables"))
+			env->unwind = UNWIND_TABLES;
+		else
+			return usage_error("invalid --unwind '%s' (auto, fp or tables)", arg);
+		return 0;
 	case OPT_MAX_THREADS:
 		if (parse_u64(arg, 16, 1u << 20, &env->max_threads))
 			return usage_error("invalid --max-threads '%s' (16-1048576)", arg);
@@ -332,6 +350,9 @@ static int check_mode(struct env *env)
 		return usage_error("--%s needs --off-cpu%s", env->states_given ? "state" :
 				   env->min_given ? "min-block" : "wakers",
 				   env->mode == PROF_MODE_WALL ? " (--wall counts every moment)" : "");
+	if (env->unwind == UNWIND_TABLES && (env->kernel_only || env->mode == PROF_MODE_OFFCPU))
+		return usage_error("--unwind tables walks the user stacks of CPU samples: not "
+				   "with %s", env->kernel_only ? "--kernel-only" : "--off-cpu");
 	if (env->mode == PROF_MODE_OFFCPU && env->hz_given)
 		return usage_error("-F does not apply to --off-cpu: every context switch "
 				   "counts (use --wall for samples and switches)");
@@ -564,6 +585,19 @@ static const char *cap_hint(enum privhint_need need, int err)
 	return privhint(need, err, buf, sizeof(buf));
 }
 
+/* --unwind tables: rows (16 bytes each) and processes held in the kernel */
+#define UNWIND_ROWS (1u << 20)
+#define UNWIND_PROCS 256u
+
+/* Capture hook: a process sampled for the first time gets its tables. */
+static void unwind_new(void *arg, pid_t pid)
+{
+	struct profiler *pr = arg;
+
+	if (pr->uw)
+		unwinder__add(pr->uw, pid);
+}
+
 /* Open the BPF object, size its maps and filter for the targets, load it.
  * 0, or -1 once said. */
 static int open_load_bpf(struct profiler *pr)
@@ -597,6 +631,17 @@ static int open_load_bpf(struct profiler *pr)
 	bpf_program__set_autoload(skel->progs.on_switch, env->mode != PROF_MODE_CPU);
 	bpf_program__set_autoload(skel->progs.on_waking, env->mode != PROF_MODE_CPU);
 	skel->rodata->want_wakers = env->wakers;
+	/* --unwind tables needs bpf_loop (5.17) */
+	pr->tables = env->unwind == UNWIND_TABLES;
+	if (pr->tables && libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) != 1) {
+		p_err("--unwind tables needs the bpf_loop helper (Linux 5.17 or newer); use "
+		      "--unwind fp");
+		return -1;
+	}
+	skel->rodata->want_tables = pr->tables;
+	bpf_map__set_max_entries(skel->maps.unwind_rows, pr->tables ? UNWIND_ROWS : 1);
+	bpf_map__set_max_entries(skel->maps.unwind_procs, pr->tables ? UNWIND_PROCS : 1);
+	bpf_map__set_max_entries(skel->maps.unwind_pids, pr->tables ? UNWIND_PROCS : 1);
 	bpf_map__set_max_entries(skel->maps.wakers, env->wakers ? (__u32)env->max_threads : 1);
 	bpf_map__set_max_entries(skel->maps.offstart, env->mode != PROF_MODE_CPU ?
 				 (__u32)env->max_threads : 1);
@@ -675,6 +720,19 @@ static int attach_bpf(struct profiler *pr)
 		.offstart = env->mode != PROF_MODE_CPU ? bpf_map__fd(skel->maps.offstart) : -1,
 		.active = &skel->bss->active,
 	};
+	if (pr->tables) {
+		pr->uw = unwinder__new(bpf_map__fd(skel->maps.unwind_rows), UNWIND_ROWS,
+				       bpf_map__fd(skel->maps.unwind_procs), UNWIND_PROCS,
+				       bpf_map__fd(skel->maps.unwind_pids));
+		if (!pr->uw) {
+			p_err("cannot map the unwind table map: %s", strerror(errno));
+			return -1;
+		}
+		for (i = 0; i < env->npids; i++)
+			unwinder__add(pr->uw, env->pids[i]);
+		c->on_new = unwind_new;
+		c->on_new_arg = pr;
+	}
 	err = capture__start(c);
 	if (err) {
 		p_err("cannot read the BPF ring buffer: %s", strerror(-err));
@@ -756,6 +814,13 @@ static int drain_now(struct profiler *pr)
 	if (err) {
 		p_err("cannot read the counts: %s", strerror(-err));
 		return -1;
+	}
+	/* the targets' new mappings (dlopen) get their tables */
+	if (pr->uw) {
+		int i;
+
+		for (i = 0; i < env->npids; i++)
+			unwinder__add(pr->uw, env->pids[i]);
 	}
 	/* forget exited processes, or -a over hours grows */
 	symbolizer__sweep(pr->c.sz);
@@ -939,6 +1004,33 @@ static uint64_t off_total(const struct prof *p)
 	return prof__total(p) > on ? prof__total(p) - on : 0;
 }
 
+static void say_missing(const char *path, const char *why, void *arg)
+{
+	char safe[256];
+
+	escape__str(safe, sizeof(safe), path, strlen(path), 120, 0);
+	p_info("no unwind table for %s (%s): its frames by frame pointer", safe, why);
+}
+
+/* --unwind tables: what was loaded, what had no table, what was cut. */
+static void report_unwind(struct profiler *pr)
+{
+	const struct prof_meta *m = &pr->c.meta;
+	struct unwinder_stats st;
+
+	unwinder__stats(pr->uw, &st);
+	p_info("unwind tables: %zu objects, %llu rows (%llu of %llu KB), built in %.0f ms; "
+	       "%llu user stacks walked by them, %llu of them cut short",
+	       st.files, (unsigned long long)st.rows,
+	       (unsigned long long)(st.rows * sizeof(struct unwind_row) / 1024),
+	       (unsigned long long)(st.max_rows * sizeof(struct unwind_row) / 1024), st.build_ms,
+	       (unsigned long long)m->unwind_tables, (unsigned long long)m->unwind_cut);
+	unwinder__foreach_missing(pr->uw, say_missing, NULL);
+	if (st.files_full || st.procs_full)
+		p_warn("unwind tables left out: %zu objects (the row map was full), %zu processes "
+		       "(more than %u)", st.files_full, st.procs_full, UNWIND_PROCS);
+}
+
 /* What the capture missed, said once it is over; its metadata into the
  * profile. */
 static void report_capture(struct profiler *pr)
@@ -961,6 +1053,8 @@ static void report_capture(struct profiler *pr)
 		       ss.files_denied, ss.files_denied == 1 ? "y" : "ies");
 	prof__set_meta(c->prof, &c->meta);
 	report_losses(&c->meta);
+	if (pr->uw)
+		report_unwind(pr);
 	if (c->news_lost)
 		p_info("%llu reports of processes sampled for the first time were lost (ring "
 		       "buffer full); their maps were read at the next drain",
@@ -1044,6 +1138,7 @@ static void cleanup(struct profiler *pr)
 	bpf_link__destroy(pr->switch_link);
 	bpf_link__destroy(pr->wakeup_link);
 	capture__free(&pr->c);
+	unwinder__free(pr->uw);
 	profile_bpf__destroy(pr->skel);
 	stackcache__free(pr->c.stacks);
 	symbolizer__free(pr->c.sz);

@@ -226,8 +226,13 @@ static int on_new_process(void *ctx, void *data, size_t size)
 {
 	const struct profile_new *ev = data;
 
-	if (size >= sizeof(*ev) && ev->pid)
-		watch_pid(ctx, (pid_t)ev->pid);
+	struct capture *c = ctx;
+
+	if (size >= sizeof(*ev) && ev->pid) {
+		watch_pid(c, (pid_t)ev->pid);
+		if (c->on_new)
+			c->on_new(c->on_new_arg, (pid_t)ev->pid);
+	}
 	return 0;
 }
 
@@ -509,6 +514,8 @@ void capture__read_stats(struct capture *c)
 	c->meta.off_periods = sum[PSTAT_OFF_COUNTED];
 	c->meta.lost_off_full = sum[PSTAT_OFF_FULL];
 	c->meta.lost_wakers = sum[PSTAT_WAKER_FULL];
+	c->meta.unwind_tables = sum[PSTAT_UNWIND_TABLES];
+	c->meta.unwind_cut = sum[PSTAT_UNWIND_CUT];
 	c->pid_reused = sum[PSTAT_PID_REUSED];
 	c->news_lost = sum[PSTAT_NEW_LOST];
 }

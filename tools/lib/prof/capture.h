@@ -54,6 +54,10 @@ struct capture {
 	struct stackcache *stacks;	/* stacks copied out of the BPF store */
 	struct symbolizer *sz;
 	struct prof *prof;
+	/* called for a process sampled for the first time, after the
+	 * symbolizer watches it (NULL: none) */
+	void (*on_new)(void *arg, pid_t pid);
+	void *on_new_arg;
 	/* read by the caller */
 	struct prof_meta meta;	/* samples and losses (capture__read_stats) */
 	uint64_t pid_reused;	/* samples of another process with a target's PID */

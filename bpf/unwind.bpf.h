@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* --unwind tables: user stacks walked from the sample's registers by the
+ * unwind tables user space loaded (tools/lib/prof/unwind.c, rows from
+ * sym/cfitab), frame pointers where an address has no table (JIT code),
+ * with bpf_loop (5.17+): one call of unwind_step a frame. The same
+ * arithmetic as cfitab__step, which the unit tests check in user space.
+ * Nothing of the stack is copied out: only the return addresses. */
+#ifndef SIDESCOPE_UNWIND_BPF_H
+#define SIDESCOPE_UNWIND_BPF_H
+
+/* the rule values of sym/cfitab.h */
+#define CFI_CFA_NONE 0
+#define CFI_CFA_SP 1
+#define CFI_CFA_FP 2
+#define CFI_CFA_PLT 3
+#define CFI_CFA_END 4
+#define CFI_FP_SAME 0
+#define CFI_FP_AT 1
+#define CFI_FP_UNKNOWN 2
+
+const volatile bool want_tables = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);	/* set from user space */
+	__type(key, __u32);
+	__type(value, struct unwind_row);
+} unwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);	/* set from user space */
+	__type(key, __u32);
+	__type(value, struct unwind_proc);
+} unwind_procs SEC(".maps");
+
+/* tgid (as in profile_key) -> its slot in unwind_procs */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);	/* set from user space */
+	__type(key, __u32);
+	__type(value, __u32);
+} unwind_pids SEC(".maps");
+
+struct unwind_walk {
+	__u64 ip, sp, bp;
+	__u32 slot;	/* in unwind_procs */
+	__u32 n;	/* frames in scratch[0] */
+	__u32 bp_known;
+	__u32 done;	/* 1: the outermost frame, 2: cut */
+};
+
+/* The row of LOOK in process P's tables, or NULL (no table there). */
+static __always_inline struct unwind_row *unwind_find(struct unwind_proc *p, __u64 look)
+{
+	struct unwind_map *m;
+	__u32 lo = 0, hi = p->n, first, count, idx;
+	__u64 rel;
+	int k;
+
+	if (hi > UNWIND_MAX_MAPS)
+		hi = UNWIND_MAX_MAPS;
+	for (k = 0; k < 7 && lo < hi; k++) {	/* 2^7 > UNWIND_MAX_MAPS */
+		__u32 mid = (lo + hi) / 2;
+
+		if (mid >= UNWIND_MAX_MAPS)
+			return NULL;
+		if (p->m[mid].start <= look)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || lo > UNWIND_MAX_MAPS)
+		return NULL;
+	m = &p->m[lo - 1];
+	if (look >= m->end || look < m->adj)
+		return NULL;
+	rel = look - m->adj;
+	if (rel > 0xffffffffull)
+		return NULL;
+	first = m->first;
+	count = m->count;
+	/* the last row at or before rel: rows [first, first + count) */
+	lo = 0;
+	hi = count;
+	for (k = 0; k < 24 && lo < hi; k++) {	/* 2^24 rows an object at most */
+		__u32 mid = lo + (hi - lo) / 2;
+		struct unwind_row *r;
+
+		idx = first + mid;
+		r = bpf_map_lookup_elem(&unwind_rows, &idx);
+		if (!r)
+			return NULL;
+		if (r->pc <= (__u32)rel)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	idx = first + lo - 1;
+	return bpf_map_lookup_elem(&unwind_rows, &idx);
+}
+
+static long unwind_step(__u32 i, void *ctx)
+{
+	struct unwind_walk *w = ctx;
+	struct profile_stack *s;
+	struct unwind_proc *p;
+	struct unwind_row *r = NULL;
+	__u32 zero = 0, n = w->n;
+	__u64 cfa, ra = 0, bp = w->bp, look;
+	__u32 bp_known = w->bp_known;
+	__s16 fp_off = 0;
+	__u8 rule = CFI_CFA_NONE, fp = CFI_FP_SAME;
+
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	p = bpf_map_lookup_elem(&unwind_procs, &w->slot);
+	if (!s || !p || n >= PROFILE_MAX_DEPTH)
+		return 1;
+	s->ips[n] = w->ip;
+	w->n = n + 1;
+	look = n ? w->ip - 1 : w->ip;	/* a return address is past its call */
+	r = unwind_find(p, look);
+	if (r) {
+		rule = r->cfa;
+		fp = r->fp;
+		fp_off = r->fp_off;
+	}
+	switch (rule) {
+	case CFI_CFA_NONE:	/* frame pointers: [RBP] and [RBP + 8] */
+		if (!bp_known || !w->bp || w->bp < w->sp)
+			goto cut;
+		cfa = w->bp + 16;
+		if (bpf_probe_read_user(&bp, sizeof(bp), (void *)w->bp))
+			goto cut;
+		bp_known = 1;
+		fp = CFI_FP_SAME;
+		break;
+	case CFI_CFA_SP:
+		cfa = w->sp + (__u64)(__s64)r->cfa_off;
+		break;
+	case CFI_CFA_FP:
+		if (!bp_known)
+			goto cut;
+		cfa = w->bp + (__u64)(__s64)r->cfa_off;
+		break;
+	case CFI_CFA_PLT:
+		cfa = w->sp + (__u64)(__s64)r->cfa_off + ((w->ip & 15) >= (__u64)fp_off ? 8 : 0);
+		fp = CFI_FP_SAME;
+		break;
+	case CFI_CFA_END:
+		w->done = 1;
+		return 1;
+	default:
+		goto cut;
+	}
+	if (fp == CFI_FP_AT) {
+		if (bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + (__u64)(__s64)fp_off)))
+			goto cut;
+		bp_known = 1;
+	} else if (fp == CFI_FP_UNKNOWN) {
+		bp_known = 0;
+	}
+	if (cfa <= w->sp || bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
+		goto cut;
+	if (!ra) {
+		w->done = 1;
+		return 1;
+	}
+	w->ip = ra;
+	w->sp = cfa;
+	w->bp = bp;
+	w->bp_known = bp_known;
+	return 0;
+cut:
+	w->done = 2;
+	return 1;
+}
+
+/* The user stack of the current task by its tables into the store: its
+ * hash, or 0 when the process has none loaded (or the kernel lacks
+ * bpf_loop), for the caller to take the frame-pointer stack instead. */
+static __always_inline __u64 unwind_user_stack(struct bpf_perf_event_data *ctx, __u32 tgid)
+{
+	struct unwind_walk w = {};
+	struct profile_stack *s;
+	struct pt_regs *regs;
+	__u32 zero = 0, *slot;
+	__u64 h, cs;
+
+	if (!want_tables || !bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_loop))
+		return 0;
+	slot = bpf_map_lookup_elem(&unwind_pids, &tgid);
+	if (!slot)
+		return 0;
+	/* the context allows 8-byte loads only: the whole word cs sits in */
+	cs = *(volatile __u64 *)((char *)&ctx->regs + __builtin_offsetof(struct pt_regs, cs));
+	if ((cs & 3) == 3) {
+		w.ip = ctx->regs.ip;
+		w.sp = ctx->regs.sp;
+		w.bp = ctx->regs.bp;
+	} else if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_task_pt_regs)) {
+		/* in the kernel: the registers the task entered it with */
+		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+		if (!regs)
+			return 0;
+		w.ip = BPF_CORE_READ(regs, ip);
+		w.sp = BPF_CORE_READ(regs, sp);
+		w.bp = BPF_CORE_READ(regs, bp);
+		if (!w.ip)
+			return 0;	/* a kernel thread */
+	} else {
+		return 0;
+	}
+	w.slot = *slot;
+	w.bp_known = 1;
+	bpf_loop(PROFILE_MAX_DEPTH, unwind_step, &w, 0);
+	if (!w.n)
+		return 0;
+	stat_inc(PSTAT_UNWIND_TABLES);
+	if (w.done != 1) {
+		if (w.n >= PROFILE_MAX_DEPTH)
+			stat_inc(PSTAT_USTACK_TRUNC);
+		else
+			stat_inc(PSTAT_UNWIND_CUT);
+	}
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		return 0;
+	/* readers stop at the first 0, as after bpf_get_stack */
+	if (w.n < PROFILE_MAX_DEPTH)
+		s->ips[w.n] = 0;
+	h = stack_put(&stacks, s, w.n);
+	if (!h)
+		stat_inc(PSTAT_STACKS_FULL);
+	return h;
+}
+
+#endif

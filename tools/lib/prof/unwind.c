@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* --unwind tables, user space; see unwind.h. */
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/appfile.h"
+#include "core/log.h"
+#include "core/proc.h"
+#include "prof/unwind.h"
+#include "profile.h"
+#include "sym/cfitab.h"
+#include "sym/elfsym.h"
+
+#define MAX_SEGS 8
+
+/* One object file, by identity: where its rows are, how its file offsets
+ * become its addresses. */
+struct uw_file {
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	int ok;			/* 1: rows loaded; 0: none usable (why) */
+	const char *why;
+	char *path;
+	uint32_t first, count;
+	uint64_t base;		/* the table's */
+	struct { uint64_t off, vaddr, filesz; } seg[MAX_SEGS];	/* executable PT_LOADs */
+	int nseg;
+};
+
+struct uw_proc {
+	pid_t pid;
+	uint32_t slot;
+};
+
+struct unwinder {
+	int rows_fd, procs_fd, pids_fd;
+	struct unwind_row *rows;	/* mmap of unwind_rows */
+	size_t rows_len;
+	uint32_t max_rows, used_rows, max_procs;
+	struct uw_file *files;
+	size_t nfiles, cap_files;
+	struct uw_proc *procs;
+	size_t nprocs;
+	struct unwinder_stats st;
+};
+
+struct unwinder *unwinder__new(int rows_fd, uint32_t max_rows, int procs_fd, uint32_t max_procs,
+			       int pids_fd)
+{
+	struct unwinder *u = calloc(1, sizeof(*u));
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!u)
+		return NULL;
+	u->rows_fd = rows_fd;
+	u->procs_fd = procs_fd;
+	u->pids_fd = pids_fd;
+	u->max_rows = max_rows;
+	u->max_procs = max_procs;
+	u->rows_len = ((size_t)max_rows * sizeof(struct unwind_row) + (size_t)page - 1) &
+		      ~((size_t)page - 1);
+	u->rows = mmap(NULL, u->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED, rows_fd, 0);
+	u->procs = calloc(max_procs ? max_procs : 1, sizeof(*u->procs));
+	if (u->rows == MAP_FAILED || !u->procs) {
+		int err = u->rows == MAP_FAILED ? errno : ENOMEM;
+
+		if (u->rows != MAP_FAILED)
+			munmap(u->rows, u->rows_len);
+		free(u->procs);
+		free(u);
+		errno = err;
+		return NULL;
+	}
+	u->st.max_rows = max_rows;
+	return u;
+}
+
+void unwinder__free(struct unwinder *u)
+{
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < u->nfiles; i++)
+		free(u->files[i].path);
+	free(u->files);
+	free(u->procs);
+	munmap(u->rows, u->rows_len);
+	free(u);
+}
+
+/* The executable PT_LOAD segments of the ELF file at FD. */
+static int read_segments(int fd, struct uw_file *f)
+{
+	uint64_t fsize;
+	Elf *elf = elfsym__begin(fd, &fsize);
+	size_t n, i;
+
+	if (!elf)
+		return -ENOEXEC;
+	if (elf_getphdrnum(elf, &n)) {
+		elf_end(elf);
+		return -ENOEXEC;
+	}
+	for (i = 0; i < n && f->nseg < MAX_SEGS; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		f->seg[f->nseg].off = ph.p_offset;
+		f->seg[f->nseg].vaddr = ph.p_vaddr;
+		f->seg[f->nseg].filesz = ph.p_filesz;
+		f->nseg++;
+	}
+	elf_end(elf);
+	return f->nseg ? 0 : -ENOEXEC;
+}
+
+/* Open the file of mapping M of PID as the symbolizer does: inside the
+ * process's root when it is still the same file, else map_files. */
+static int open_mapped(pid_t pid, const struct proc_map *m)
+{
+	char path[PATH_MAX + 64], clean[PATH_MAX];
+	struct stat sb;
+	size_t len;
+	int fd;
+
+	snprintf(clean, sizeof(clean), "%s", m->path);
+	len = strlen(clean);
+	if (len > 10 && !strcmp(clean + len - 10, " (deleted)"))
+		clean[len - 10] = '\0';
+	snprintf(path, sizeof(path), "%s/%d/root%s", proc__root(), (int)pid, clean);
+	fd = appfile__open(path, 0, &sb);
+	if (fd >= 0 && sb.st_ino != m->inode) {
+		close(fd);
+		fd = -ENOENT;
+	}
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "%s/%d/map_files/%llx-%llx", proc__root(), (int)pid,
+			 (unsigned long long)m->start, (unsigned long long)m->end);
+		fd = appfile__open(path, 0, &sb);
+	}
+	return fd;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The file of mapping M, its table built and loaded on first sight. */
+static struct uw_file *file_of(struct unwinder *u, pid_t pid, const struct proc_map *m)
+{
+	struct cfi_table t;
+	struct uw_file *f;
+	double t0;
+	size_t i;
+	int fd, err;
+
+	for (i = 0; i < u->nfiles; i++) {
+		f = &u->files[i];
+		if (f->inode == m->inode && f->dev_major == m->dev_major &&
+		    f->dev_minor == m->dev_minor)
+			return f;
+	}
+	if (u->nfiles == u->cap_files) {
+		size_t cap = u->cap_files ? u->cap_files * 2 : 64;
+		struct uw_file *nf = realloc(u->files, cap * sizeof(*nf));
+
+		if (!nf)
+			return NULL;
+		u->files = nf;
+		u->cap_files = cap;
+	}
+	f = &u->files[u->nfiles];
+	memset(f, 0, sizeof(*f));
+	f->dev_major = m->dev_major;
+	f->dev_minor = m->dev_minor;
+	f->inode = m->inode;
+	f->path = strdup(m->path);
+	if (!f->path)
+		return NULL;
+	u->nfiles++;
+	fd = open_mapped(pid, m);
+	if (fd < 0) {
+		f->why = "cannot be opened";
+		u->st.files_none++;
+		return f;
+	}
+	t0 = now_ms();
+	err = read_segments(fd, f);
+	if (!err)
+		err = cfitab__build_fd(fd, &t);
+	close(fd);
+	u->st.build_ms += now_ms() - t0;
+	if (err) {
+		f->why = err == -ENOENT ? "no .eh_frame or .debug_frame" :
+			 err == -ENOTSUP ? "not x86-64" :
+			 err == -EFBIG ? "too large a table" : "not a readable ELF file";
+		u->st.files_none++;
+		return f;
+	}
+	if (t.n > u->max_rows - u->used_rows) {
+		f->why = "no room left in the table map";
+		u->st.files_full++;
+		cfitab__free(&t);
+		return f;
+	}
+	f->first = u->used_rows;
+	f->count = (uint32_t)t.n;
+	f->base = t.base;
+	for (i = 0; i < t.n; i++) {
+		struct unwind_row *r = &u->rows[f->first + i];
+
+		r->pc = t.rows[i].pc;
+		r->cfa_off = t.rows[i].cfa_off;
+		r->fp_off = t.rows[i].fp_off;
+		r->cfa = t.rows[i].cfa;
+		r->fp = t.rows[i].fp;
+		r->pad = 0;
+	}
+	u->used_rows += (uint32_t)t.n;
+	u->st.rows = u->used_rows;
+	u->st.files++;
+	f->ok = 1;
+	p_debug("unwind table of %s: %zu rows (%zu unsupported)", m->path, t.n, t.st.unsupported);
+	cfitab__free(&t);
+	return f;
+}
+
+int unwinder__add(struct unwinder *u, pid_t pid)
+{
+	struct unwind_proc up;
+	struct proc_maps *maps;
+	struct uw_proc *p = NULL;
+	__u32 key = (__u32)pid;
+	size_t i;
+	int j;
+
+	for (i = 0; i < u->nprocs; i++)
+		if (u->procs[i].pid == pid)
+			p = &u->procs[i];
+	maps = proc_maps__load(pid);
+	if (!maps)
+		return -errno;
+	memset(&up, 0, sizeof(up));
+	for (i = 0; i < maps->n; i++) {
+		const struct proc_map *m = &maps->maps[i];
+		struct uw_file *f;
+		uint64_t vaddr = 0;
+		int found = 0;
+
+		if (m->perms[2] != 'x' || m->path[0] != '/' || !m->inode)
+			continue;
+		f = file_of(u, pid, m);
+		if (!f || !f->ok)
+			continue;
+		for (j = 0; j < f->nseg; j++) {
+			if (m->offset >= f->seg[j].off &&
+			    m->offset < f->seg[j].off + (f->seg[j].filesz ? f->seg[j].filesz : 1)) {
+				vaddr = f->seg[j].vaddr + (m->offset - f->seg[j].off);
+				found = 1;
+				break;
+			}
+		}
+		if (!found)
+			continue;
+		if (up.n == UNWIND_MAX_MAPS) {
+			u->st.maps_cut++;
+			continue;
+		}
+		/* row pc = address - start + vaddr - base */
+		up.m[up.n].start = m->start;
+		up.m[up.n].end = m->end;
+		up.m[up.n].adj = m->start - vaddr + f->base;
+		up.m[up.n].first = f->first;
+		up.m[up.n].count = f->count;
+		up.n++;
+	}
+	proc_maps__free(maps);
+	if (!p) {
+		if (u->nprocs == u->max_procs) {
+			u->st.procs_full++;
+			return -ENOSPC;
+		}
+		p = &u->procs[u->nprocs];
+		p->pid = pid;
+		p->slot = (uint32_t)u->nprocs;
+		u->nprocs++;
+		u->st.procs++;
+	}
+	if (bpf_map_update_elem(u->procs_fd, &p->slot, &up, BPF_ANY) ||
+	    bpf_map_update_elem(u->pids_fd, &key, &p->slot, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st)
+{
+	*st = u->st;
+}
+
+void unwinder__foreach_missing(const struct unwinder *u,
+			       void (*fn)(const char *path, const char *why, void *arg), void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < u->nfiles; i++)
+		if (!u->files[i].ok)
+			fn(u->files[i].path, u->files[i].why, arg);
+}

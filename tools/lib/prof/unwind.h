@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* --unwind tables, user space: for each process, the unwind tables
+ * (sym/cfitab) of its executable file mappings, loaded into the BPF maps
+ * bpf/unwind.bpf.h walks: rows into unwind_rows (mmap'd), the mappings
+ * into a slot of unwind_procs, the process's slot into unwind_pids. A
+ * file's rows are loaded once, shared by every process that maps it
+ * (cached by device and inode). The files are the app's: opened through
+ * appfile inside the process's root, or through map_files. */
+#ifndef SIDESCOPE_UNWIND_H
+#define SIDESCOPE_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct unwinder;
+
+struct unwinder_stats {
+	size_t procs;		/* processes with tables loaded */
+	size_t procs_full;	/* processes left out: unwind_procs full */
+	size_t files;		/* objects with a table */
+	size_t files_none;	/* objects without a usable one */
+	size_t files_full;	/* objects left out: unwind_rows full */
+	size_t maps_cut;	/* mappings past UNWIND_MAX_MAPS in a process */
+	uint64_t rows, max_rows;
+	double build_ms;	/* building the tables, in all */
+};
+
+/* Over the BPF maps' descriptors; ROWS_FD is BPF_F_MMAPABLE with MAX_ROWS
+ * entries, PROCS_FD has MAX_PROCS. NULL with errno on failure. */
+struct unwinder *unwinder__new(int rows_fd, uint32_t max_rows, int procs_fd, uint32_t max_procs,
+			       int pids_fd);
+void unwinder__free(struct unwinder *u);
+
+/* Load (again) the tables of PID's executable mappings: PID as this PID
+ * namespace shows it, which is also the key the BPF program uses. A new
+ * mapping (dlopen) since the last call is added. Return 0, or a negative
+ * errno (the process is gone, or unwind_procs is full: -ENOSPC). */
+int unwinder__add(struct unwinder *u, pid_t pid);
+
+void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st);
+/* Call FN for each object without a usable table (its path, and why). */
+void unwinder__foreach_missing(const struct unwinder *u,
+			       void (*fn)(const char *path, const char *why, void *arg), void *arg);
+
+#endif

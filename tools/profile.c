@@ -815,13 +815,6 @@ static int drain_now(struct profiler *pr)
 		p_err("cannot read the counts: %s", strerror(-err));
 		return -1;
 	}
-	/* the targets' new mappings (dlopen) get their tables */
-	if (pr->uw) {
-		int i;
-
-		for (i = 0; i < env->npids; i++)
-			unwinder__add(pr->uw, env->pids[i]);
-	}
 	/* forget exited processes, or -a over hours grows */
 	symbolizer__sweep(pr->c.sz);
 	if (env->npids && !capture__any_alive(&pr->c)) {
@@ -869,10 +862,10 @@ static void adjust_sampling(struct profiler *pr, uint64_t now)
  * draining every DRAIN_NS. 0, or -1 once said. */
 static int run_capture(struct profiler *pr, uint64_t t0)
 {
-	uint64_t secs = pr->env.secs, last_drain = t0, now, last_tty = 0;
+	uint64_t secs = pr->env.secs, last_drain = t0, now, last_tty = 0, last_unwind = t0;
 	bool adapt = pr->env.mode != PROF_MODE_CPU && pr->env.switch_rate;
 	bool tty = isatty(STDERR_FILENO);
-	int err = 0;
+	int err = 0, i;
 
 	if (pr->env.mode == PROF_MODE_OFFCPU)
 		p_debug("tracing context switches");
@@ -894,6 +887,12 @@ static int run_capture(struct profiler *pr, uint64_t t0)
 		}
 		if (adapt && now - pr->rate_t >= 100000000ull)
 			adjust_sampling(pr, now);
+		/* the targets' new mappings (dlopen) get their tables */
+		if (pr->uw && now - last_unwind >= 250000000ull) {
+			last_unwind = now;
+			for (i = 0; i < pr->env.npids; i++)
+				unwinder__add(pr->uw, pr->env.pids[i]);
+		}
 		if (tty && now - last_tty >= 100000000ull) {
 			last_tty = now;
 			show_progress(pr, now - t0);

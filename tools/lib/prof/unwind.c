@@ -40,6 +40,8 @@ struct uw_file {
 struct uw_proc {
 	pid_t pid;
 	uint32_t slot;
+	struct unwind_proc last;	/* as written: unchanged, not written again
+					 * (a walker may be reading it) */
 };
 
 struct unwinder {
@@ -302,6 +304,9 @@ int unwinder__add(struct unwinder *u, pid_t pid)
 		u->nprocs++;
 		u->st.procs++;
 	}
+	if (!memcmp(&p->last, &up, sizeof(up)))
+		return 0;
+	p->last = up;
 	if (bpf_map_update_elem(u->procs_fd, &p->slot, &up, BPF_ANY) ||
 	    bpf_map_update_elem(u->pids_fd, &key, &p->slot, BPF_ANY))
 		return -errno;

@@ -1,0 +1,137 @@
+#!/bin/sh
+# sidescope profile --unwind tables: user stacks of code without frame
+# pointers walked in BPF by the objects' .eh_frame tables. A chain of
+# frameless functions and a call through libc's qsort (tests/progs/
+# nofp_chain), a library dlopen'ed after the capture began (its table
+# loaded while sampling), Debian's redis-server under redis-benchmark:
+# the samples reach main, in the right order; frame pointers alone do
+# not. The summary and the usage errors.
+. "$SIDESCOPE_SRC/tests/lib/tap.sh"
+require_root
+require_cmd cc
+require_cmd redis-server
+require_cmd redis-benchmark
+T=$TMPDIR_TEST
+nofp="$SIDESCOPE_BUILD/tests/progs/nofp_chain"
+late="$SIDESCOPE_BUILD/tests/progs/dlopen_late"
+
+# share FILE PATTERN: percent of the folded file's samples whose line
+# matches the awk regex PATTERN
+share() {
+	awk -v p="$2" '{ n += $NF } $0 ~ p { m += $NF } END { printf "%d", n ? 100 * m / n : 0 }' "$1"
+}
+samples() { awk '{ n += $NF } END { print n + 0 }' "$1"; }
+
+# profile_nofp MODE UNWIND: nofp_chain -m MODE profiled 3 s -> $T/MODE-UNWIND.folded
+profile_nofp() {
+	rm -f "$T/nofp.pid"
+	"$nofp" -m "$1" -d 6 -r "$T/nofp.pid" > /dev/null & _j=$!
+	wait_for_file "$T/nofp.pid" 10
+	"$SIDESCOPE" profile -p "$(cat "$T/nofp.pid")" -F 199 -d 3 --user-only --unwind "$2" \
+		-o "$T/$1-$2.folded" 2> "$T/$1-$2.err"
+	_rc=$?
+	kill "$_j" 2> /dev/null
+	wait "$_j" 2> /dev/null
+	return $_rc
+}
+
+# ---- a chain of frameless functions ------------------------------------------
+profile_nofp chain tables
+is "$?" 0 "--unwind tables on a chain without frame pointers"
+f="$T/chain-tables.folded"
+n=$(samples "$f")
+main=$(share "$f" ';main;')
+chain=$(share "$f" ';main;chain_a;chain_b;chain_c;spin_leaf ')
+diag "chain: $n samples, $main% reach main, $chain% the whole chain"
+ok "$([ "$n" -ge 300 ]; echo $?)" "samples taken ($n)"
+ok "$([ "$main" -ge 95 ]; echo $?)" "at least 95% of the samples reach main ($main%)"
+ok "$([ "$chain" -ge 90 ]; echo $?)" "main;chain_a;chain_b;chain_c;spin_leaf in order ($chain%)"
+like "$(grep -o '_start;__libc_start_main[^;]*;__libc_start_call_main;main;' "$f" | head -n 1)" \
+	'^_start;__libc_start_main' "above main: libc's start frames and _start, the outermost"
+like "$(cat "$T/chain-tables.err")" "unwind tables: [0-9]+ objects, [0-9]+ rows" \
+	"the summary says what was loaded"
+like "$(cat "$T/chain-tables.err")" "user stacks walked by them, 0 of them cut short" \
+	"and that no walk was cut short"
+
+profile_nofp chain fp
+is "$?" 0 "--unwind fp on the same program"
+fp=$(share "$T/chain-fp.folded" ';main;')
+diag "frame pointers: $fp% reach main"
+ok "$([ "$fp" -le 10 ]; echo $?)" "frame pointers alone do not get there ($fp%)"
+
+# ---- through libc's qsort ---------------------------------------------------
+profile_nofp qsort tables
+is "$?" 0 "--unwind tables through libc's qsort"
+f="$T/qsort-tables.folded"
+main=$(share "$f" ';main;sort_round;')
+thru=$(share "$f" ';main;sort_round;[^;]*qsort[^;]*;.*cmp_slow ')
+diag "qsort: $(samples "$f") samples, $main% reach main, $thru% main..qsort..cmp_slow"
+ok "$([ "$main" -ge 95 ]; echo $?)" "at least 95% reach main through sort_round ($main%)"
+ok "$([ "$thru" -ge 90 ]; echo $?)" "cmp_slow under libc's qsort frames under sort_round ($thru%)"
+
+# ---- a library opened after the capture began --------------------------------
+cat > "$T/late.c" << 'EOS'
+static volatile unsigned long sink;
+__attribute__((noinline)) static unsigned long late_leaf(unsigned long n)
+{
+	volatile unsigned long v[4] = { n, 0, 0, 0 };
+	unsigned long i;
+
+	for (i = 0; i < 100000; i++)
+		v[i & 3] += i;
+	return v[0];
+}
+__attribute__((noinline)) unsigned long late_mid(unsigned long n)
+{
+	volatile char pad[40];
+
+	pad[n % 40] = (char)n;
+	return late_leaf(n) + (unsigned long)pad[0] + sink;
+}
+EOS
+cc -O2 -fomit-frame-pointer -fno-optimize-sibling-calls -shared -fPIC -o "$T/liblate.so" "$T/late.c"
+is "$?" 0 "a library without frame pointers built"
+rm -f "$T/late.pid"
+"$late" "$T/liblate.so" late_mid -w 700 -d 5 -r "$T/late.pid" > /dev/null & lj=$!
+on_exit "kill $lj"
+wait_for_file "$T/late.pid" 10
+"$SIDESCOPE" profile -p "$(cat "$T/late.pid")" -F 199 -d 4 --user-only --unwind tables \
+	-o "$T/late.folded" 2> "$T/late.err"
+is "$?" 0 "profiled across the dlopen"
+wait "$lj"
+in_lib=$(awk '/late_leaf /{ n += $NF } END { print n + 0 }' "$T/late.folded")
+reach=$(awk '/;main;late_outer;late_mid;late_leaf /{ n += $NF } END { print n + 0 }' "$T/late.folded")
+diag "after the dlopen: $in_lib samples in late_leaf, $reach through main;late_outer;late_mid"
+ok "$([ "$in_lib" -ge 200 ] && [ $((reach * 100)) -ge $((in_lib * 90)) ]; echo $?)" \
+	"the new library's frames are walked by its table: 90% of its samples reach main"
+
+# ---- redis-server under load ----------------------------------------------------
+port=$((20000 + $$ % 20000))
+redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --daemonize no \
+	> "$T/redis.log" 2>&1 & rs=$!
+on_exit "kill $rs"
+wait_for_grep "$T/redis.log" "Ready to accept connections" 10
+redis-benchmark -p "$port" -q -n 100000000 -c 20 -t set,get,incr,lpush > /dev/null 2>&1 & rb=$!
+on_exit "kill $rb"
+sleep 0.5
+"$SIDESCOPE" profile -p "$rs" -F 199 -d 3 --user-only --unwind tables -o "$T/redis.folded" \
+	2> "$T/redis.err"
+is "$?" 0 "--unwind tables on Debian's redis-server under redis-benchmark"
+kill "$rb" 2> /dev/null
+n=$(awk '$1 ~ /^redis-server;/ { n += $NF } END { print n + 0 }' "$T/redis.folded")
+main=$(share "$T/redis.folded" '^redis-server;.*;(main|aeMain);')
+diag "redis-server: $n samples, $main% reach main or aeMain"
+ok "$([ "$n" -ge 100 ] && [ "$main" -ge 95 ]; echo $?)" \
+	"at least 95% of redis-server's samples reach main ($main%)"
+
+# ---- usage errors -------------------------------------------------------------
+"$SIDESCOPE" profile -p 1 -d 1 --unwind bogus > /dev/null 2> "$T/e1"
+is "$?" 2 "--unwind bogus: a usage error"
+like "$(cat "$T/e1")" "invalid --unwind 'bogus' \(auto, fp or tables\)" "naming the choices"
+"$SIDESCOPE" profile -p 1 -d 1 --unwind tables --kernel-only > /dev/null 2> "$T/e2"
+is "$?" 2 "--unwind tables --kernel-only: a usage error"
+"$SIDESCOPE" profile -p 1 -d 1 --unwind tables --off-cpu > /dev/null 2> "$T/e3"
+is "$?" 2 "--unwind tables --off-cpu: a usage error"
+like "$(cat "$T/e3")" "walks the user stacks of CPU samples" "saying why"
+
+done_testing

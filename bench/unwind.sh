@@ -1,20 +1,23 @@
 #!/bin/sh
 # bench/unwind.sh: how many native stacks reach main when the code has no
-# frame pointers, sidescope profile against perf record -g (frame
-# pointers, as sidescope today) and perf record --call-graph dwarf (the
-# user stack copied at each sample and unwound afterwards), side by side
-# on the same process, one after the other.
+# frame pointers: sidescope profile --unwind tables (unwind tables walked
+# in BPF) and --unwind fp, against perf record -g (frame pointers) and
+# perf record --call-graph dwarf (the user stack copied at each sample and
+# unwound afterwards), side by side on the same process, one after the
+# other. Also the BPF program's run time per sample of both sidescope
+# modes (kernel.bpf_stats_enabled, on for those runs only).
 #
 # Workloads: tests/progs/nofp_chain -m chain (main -> chain_a -> chain_b ->
 # chain_c -> spin_leaf, built -fomit-frame-pointer), -m qsort (main ->
 # sort_round -> libc's qsort -> cmp_slow), and Debian's redis-server under
 # redis-benchmark when both are installed (apt install redis-server
 # redis-tools). For each profiler: the samples of the target, the share
-# whose stack holds main (for redis: main or aeMain, its event loop) and
-# the profiler's CPU seconds (user+sys of record, script and folding).
+# whose stack holds main (for redis: main or aeMain, its event loop), the
+# profiler's CPU seconds (user+sys of record, script and folding) and, for
+# sidescope, the BPF run time per sample.
 #
 # USAGE: sh bench/unwind.sh [SECONDS [HZ]]   (default 10 99; root,
-#                                            linux-perf, GNU time)
+#                                            linux-perf, GNU time, jq)
 # Env: SIDESCOPE_BUILD (default build), BENCH_OUT (default $BUILD/bench)
 set -eu
 build=${SIDESCOPE_BUILD:-build}
@@ -46,10 +49,20 @@ share() {
 
 # profile_with NAME PID -> $res "samples share cpu"; COMM and PAT set by the caller
 profile_with() {
+	bpfns=-
 	case $1 in
-	sidescope)
+	sidescope-tables|sidescope-fp)
+		sysctl -q kernel.bpf_stats_enabled=1
 		$T -f '%U %S' -o "$out/uw.cpu" "$build/sidescope" profile -p "$2" -F "$hz" \
-			-d "$secs" --user-only -o "$out/uw-$1.folded" 2>/dev/null
+			-d "$secs" --user-only --unwind "${1#sidescope-}" -o "$out/uw-$1.folded" \
+			2>/dev/null & sj=$!
+		# the program's statistics just before it is unloaded
+		sleep "$secs"
+		bpfns=$(bpftool -j prog show name do_sample 2>/dev/null |
+			jq -r 'if .run_cnt > 0 then (.run_time_ns / .run_cnt | floor) else "-" end' \
+			2>/dev/null || echo -)
+		wait "$sj"
+		sysctl -q kernel.bpf_stats_enabled=0
 		cpu=$(cpu_of "$out/uw.cpu") ;;
 	perf-fp|perf-dwarf)
 		if [ "$1" = perf-fp ]; then cg=-g; else cg="--call-graph dwarf"; fi
@@ -62,17 +75,17 @@ profile_with() {
 		cpu=$(cat "$out/uw.cpu" "$out/uw2.cpu" "$out/uw3.cpu" |
 			awk '{ s += $1 + $2 } END { printf "%.2f", s }') ;;
 	esac
-	res="$(share "$out/uw-$1.folded" "$COMM" "$PAT") $cpu"
+	res="$(share "$out/uw-$1.folded" "$COMM" "$PAT") $cpu $bpfns"
 }
 
 echo "unwinding without frame pointers: $secs s at $hz Hz; $(nproc) CPUs;" \
 	"kernel $(uname -r); $(perf --version)"
 echo
-echo "| workload | profiler | samples | reaching main % | profiler CPU s |"
-echo "|---|---|---|---|---|"
+echo "| workload | profiler | samples | reaching main % | profiler CPU s | BPF ns a sample |"
+echo "|---|---|---|---|---|---|"
 for mode in chain qsort; do
 	COMM=nofp_chain PAT=main
-	for p in sidescope perf-fp perf-dwarf; do
+	for p in sidescope-tables sidescope-fp perf-fp perf-dwarf; do
 		rm -f "$out/uw.pid"
 		"$build/tests/progs/nofp_chain" -m "$mode" -d $((secs + 2)) -r "$out/uw.pid" \
 			> /dev/null & job=$!
@@ -80,7 +93,7 @@ for mode in chain qsort; do
 		profile_with "$p" "$(cat "$out/uw.pid")"
 		wait "$job"
 		set -- $res
-		echo "| nofp_chain -m $mode | $p | $1 | $2 | $3 |"
+		echo "| nofp_chain -m $mode | $p | $1 | $2 | $3 | $4 |"
 	done
 done
 
@@ -90,14 +103,14 @@ if command -v redis-server > /dev/null && command -v redis-benchmark > /dev/null
 	redis-server --port "$port" --save '' --appendonly no --daemonize no \
 		> "$out/redis.log" 2>&1 & rs=$!
 	sleep 1
-	for p in sidescope perf-fp perf-dwarf; do
+	for p in sidescope-tables sidescope-fp perf-fp perf-dwarf; do
 		redis-benchmark -p "$port" -q -n 100000000 -c 20 -t set,get,incr,lpush > /dev/null 2>&1 &
 		rb=$!
 		sleep 1
 		profile_with "$p" "$rs"
 		kill "$rb" 2> /dev/null; wait "$rb" 2> /dev/null || true
 		set -- $res
-		echo "| redis-server under redis-benchmark | $p | $1 | $2 | $3 |"
+		echo "| redis-server under redis-benchmark | $p | $1 | $2 | $3 | $4 |"
 	done
 	kill "$rs"; wait "$rs" 2> /dev/null || true
 else

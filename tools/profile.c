@@ -184,7 +184,8 @@ static const struct cli cli = {
 "  sidescope profile -p 7 --off-cpu -d 10 -o off.svg # where threads block\n"
 "  sidescope profile -n dotnet --off-cpu --state uninterruptible --min-block 1000\n"
 "  sidescope profile -p 7 --wall --split tid -o wall.folded # per thread\n"
-"  sidescope profile -p 7 --off-cpu --wakers -o wake.svg # and who woke them\n",
+"  sidescope profile -p 7 --off-cpu --wakers -o wake.svg # and who woke them\n"
+"  sidescope profile -p 7 --unwind tables -o cpu.svg # code without frame pointers\n",
 	.col = 22,
 };
 

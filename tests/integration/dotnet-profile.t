@@ -66,6 +66,31 @@ unnamed=$(awk '{ n = $NF; $NF = ""; k = gsub(/\.dll\+0x[0-9a-f]+/, "&"); s += k 
 diag "frames in .dll mappings: $named named, $unnamed unnamed"
 ok "$([ $((unnamed * 10)) -le $((named + unnamed)) ] && [ "$named" -gt 0 ]; echo $?)" \
 	"unnamed frames in .dll mappings are under 10% ($unnamed of $((named + unnamed)))"
+# mixed mode (--unwind tables): JIT code keeps frame pointers and has no
+# table, the runtime's and libc's native code have tables; the walk goes
+# from one to the other and back, down to the thread's first frame
+# (clone3, whose return address is undefined)
+sh "$SIDESCOPE_SRC/examples/dotnet/load.sh" -q -n 0 -F -p 38 "$DOTNET_URL" &
+load2=$!
+on_exit "kill $load2"
+mixed="$TMPDIR_TEST/mixed.folded"
+pod_sidecar "$SIDESCOPE" profile -p "$DOTNET_PID" -F 199 -d 4 --unwind tables -o "$mixed" \
+	2>"$TMPDIR_TEST/mixed.err"
+ok $? "profile --unwind tables on the .NET sample"
+kill "$load2" 2>/dev/null
+mfib=$(awk '/SampleApp\.Fibonacci::Compute/ { n += $NF } END { print n + 0 }' "$mixed")
+mroot=$(awk '/SampleApp\.Fibonacci::Compute/ && /;(clone3|__clone3|clone);/ { n += $NF }
+	END { print n + 0 }' "$mixed")
+froot=$(awk '/SampleApp\.Fibonacci::Compute/ && /;(clone3|__clone3|clone);/ { n += $NF }
+	END { print n + 0 }' "$out")
+diag "fibonacci stacks from the thread's start: $mroot of $mfib with tables, $froot of $fib by frame pointers"
+ok "$([ "$mfib" -ge 100 ] && [ $((mroot * 100)) -ge $((mfib * 90)) ]; echo $?)" \
+	"with tables, 90% of the fibonacci stacks go down to the thread's start ($mroot of $mfib)"
+like "$(grep 'SampleApp\.Fibonacci::Compute' "$mixed" | head -n 20)" \
+	'libcoreclr\.so[^;]*;.*Microsoft\.AspNetCore[^;]*;.*SampleApp\.Fibonacci::Compute' \
+	"native runtime frames (tables) below JIT and ReadyToRun frames (frame pointers)"
+like "$(cat "$TMPDIR_TEST/mixed.err")" "unwind tables: [0-9]+ objects" "the tables' summary"
+
 # the heaviest stack, for the log
 awk '/SampleApp\.Fibonacci::Compute/ { print $NF "\t" $0 }' "$out" | sort -n | tail -n 1 |
 	cut -f 2- | tr ';' '\n' | grep -v 'Fibonacci::Compute' | cut -c 1-76 |

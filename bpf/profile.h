@@ -72,13 +72,7 @@ struct unwind_map {
 	__u32 first, count;
 };
 
-#define UNWIND_MAX_MAPS 64
-/* A process's mappings with tables, sorted by start (unwind_procs). */
-struct unwind_proc {
-	__u32 n;
-	__u32 reserved;
-	struct unwind_map m[UNWIND_MAX_MAPS];
-};
+#define UNWIND_MAX_MAPS 64	/* mappings with tables a process */
 
 /* Stacks are stored by a 64-bit hash of their addresses; 0 means no stack. */
 struct profile_key {

@@ -28,12 +28,23 @@ struct {
 	__type(value, struct unwind_row);
 } unwind_rows SEC(".maps");
 
+/* slot -> how many mappings it has; its mappings are unwind_maps[slot *
+ * UNWIND_MAX_MAPS + i], sorted by start. Looked up by key, not indexed as
+ * an array in a value: the verifier then does not track each search step's
+ * index precisely, and prunes the walk's states (it loads in milliseconds). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);	/* set from user space */
 	__type(key, __u32);
-	__type(value, struct unwind_proc);
+	__type(value, __u32);
 } unwind_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);	/* set from user space: slots * UNWIND_MAX_MAPS */
+	__type(key, __u32);
+	__type(value, struct unwind_map);
+} unwind_maps SEC(".maps");
 
 /* tgid (as in profile_key) -> its slot in unwind_procs */
 struct {
@@ -51,55 +62,81 @@ struct unwind_walk {
 	__u32 done;	/* 1: the outermost frame, 2: cut */
 };
 
-/* The row of LOOK in process P's tables, or NULL (no table there). */
-static __always_inline struct unwind_row *unwind_find(struct unwind_proc *p, __u64 look)
+/* The searches are global functions: the verifier checks each once, on its
+ * own, and the caller only sees an unknown number come back. Inlined, each
+ * outcome of the first search was a state of its own through the rest of
+ * the walk (a quarter of a second to load). */
+
+/* Of SLOT's N mappings, sorted by start: 1 + the index of the last one
+ * starting at or below LOOK, or 0. */
+__noinline __u32 unwind_find_map(__u32 slot, __u32 n, __u64 look)
 {
+	__u32 lo = 0, hi = n, idx, base = slot * UNWIND_MAX_MAPS;
 	struct unwind_map *m;
-	__u32 lo = 0, hi = p->n, first, count, idx;
-	__u64 rel;
 	int k;
 
 	if (hi > UNWIND_MAX_MAPS)
 		hi = UNWIND_MAX_MAPS;
 	for (k = 0; k < 7 && lo < hi; k++) {	/* 2^7 > UNWIND_MAX_MAPS */
-		__u32 mid = (lo + hi) / 2;
+		__u32 mid = lo + (hi - lo) / 2;
 
-		if (mid >= UNWIND_MAX_MAPS)
-			return NULL;
-		if (p->m[mid].start <= look)
+		idx = base + mid;
+		m = bpf_map_lookup_elem(&unwind_maps, &idx);
+		if (!m)
+			return 0;
+		if (m->start <= look)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || lo > UNWIND_MAX_MAPS)
-		return NULL;
-	m = &p->m[lo - 1];
-	if (look >= m->end || look < m->adj)
-		return NULL;
-	rel = look - m->adj;
-	if (rel > 0xffffffffull)
-		return NULL;
-	first = m->first;
-	count = m->count;
-	/* the last row at or before rel: rows [first, first + count) */
-	lo = 0;
-	hi = count;
+	return lo;
+}
+
+/* Of the rows [FIRST, FIRST + COUNT) of unwind_rows: 1 + the index of the
+ * last one whose pc is at or below REL, or 0. */
+__noinline __u32 unwind_find_row(__u32 first, __u32 count, __u32 rel)
+{
+	__u32 lo = 0, hi = count, idx;
+	struct unwind_row *r;
+	int k;
+
 	for (k = 0; k < 24 && lo < hi; k++) {	/* 2^24 rows an object at most */
 		__u32 mid = lo + (hi - lo) / 2;
-		struct unwind_row *r;
 
 		idx = first + mid;
 		r = bpf_map_lookup_elem(&unwind_rows, &idx);
 		if (!r)
-			return NULL;
-		if (r->pc <= (__u32)rel)
+			return 0;
+		if (r->pc <= rel)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo)
+	return lo ? first + lo : 0;
+}
+
+/* The row of LOOK in the tables of the process in SLOT (N mappings), or
+ * NULL (no table there). */
+static __always_inline struct unwind_row *unwind_find(__u32 slot, __u32 n, __u64 look)
+{
+	struct unwind_map *m;
+	__u32 i, idx;
+	__u64 rel;
+
+	i = unwind_find_map(slot, n, look);
+	if (!i || i > UNWIND_MAX_MAPS)
 		return NULL;
-	idx = first + lo - 1;
+	idx = slot * UNWIND_MAX_MAPS + i - 1;
+	m = bpf_map_lookup_elem(&unwind_maps, &idx);
+	if (!m || look >= m->end || look < m->adj)
+		return NULL;
+	rel = look - m->adj;
+	if (rel > 0xffffffffull)
+		return NULL;
+	idx = unwind_find_row(m->first, m->count, (__u32)rel);
+	if (!idx)
+		return NULL;
+	idx -= 1;
 	return bpf_map_lookup_elem(&unwind_rows, &idx);
 }
 
@@ -107,7 +144,7 @@ static long unwind_step(__u32 i, void *ctx)
 {
 	struct unwind_walk *w = ctx;
 	struct profile_stack *s;
-	struct unwind_proc *p;
+	__u32 *nmaps;
 	struct unwind_row *r = NULL;
 	__u32 zero = 0, n = w->n;
 	__u64 cfa, ra = 0, bp = w->bp, look;
@@ -116,13 +153,13 @@ static long unwind_step(__u32 i, void *ctx)
 	__u8 rule = CFI_CFA_NONE, fp = CFI_FP_SAME;
 
 	s = bpf_map_lookup_elem(&scratch, &zero);
-	p = bpf_map_lookup_elem(&unwind_procs, &w->slot);
-	if (!s || !p || n >= PROFILE_MAX_DEPTH)
+	nmaps = bpf_map_lookup_elem(&unwind_procs, &w->slot);
+	if (!s || !nmaps || n >= PROFILE_MAX_DEPTH)
 		return 1;
 	s->ips[n] = w->ip;
 	w->n = n + 1;
 	look = n ? w->ip - 1 : w->ip;	/* a return address is past its call */
-	r = unwind_find(p, look);
+	r = unwind_find(w->slot, *nmaps, look);
 	if (r) {
 		rule = r->cfa;
 		fp = r->fp;

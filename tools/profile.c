@@ -129,7 +129,8 @@ static const struct cli_opt opts[] = {
 	{ OPT_UNWIND, "unwind", "MODE", "user stacks: fp (frame pointers), tables (the\n"
 					"objects' .eh_frame unwind tables, in BPF; frame\n"
 					"pointers where there is none, as in JIT code) or\n"
-					"auto (the default; frame pointers for now)" },
+					"auto (the default: tables on Linux 5.17 and newer,\n"
+					"else fp)" },
 	{ OPT_USER, "user-only", NULL, "user-space stacks only" },
 	{ OPT_KERNEL, "kernel-only", NULL, "kernel stacks only" },
 	{ OPT_MAX_STACKS, "max-stacks", "N", "distinct stacks held in the kernel between two drains\n"
@@ -632,17 +633,27 @@ static int open_load_bpf(struct profiler *pr)
 	bpf_program__set_autoload(skel->progs.on_switch, env->mode != PROF_MODE_CPU);
 	bpf_program__set_autoload(skel->progs.on_waking, env->mode != PROF_MODE_CPU);
 	skel->rodata->want_wakers = env->wakers;
-	/* --unwind tables needs bpf_loop (5.17) */
-	pr->tables = env->unwind == UNWIND_TABLES;
-	if (pr->tables && libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) != 1) {
-		p_err("--unwind tables needs the bpf_loop helper (Linux 5.17 or newer); use "
-		      "--unwind fp");
-		return -1;
+	/* --unwind tables needs bpf_loop (5.17); auto: tables where they apply
+	 * and the kernel has it, else frame pointers */
+	if (env->unwind != UNWIND_FP && !env->kernel_only && env->mode != PROF_MODE_OFFCPU) {
+		bool has_loop = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop,
+							NULL) == 1;
+
+		if (env->unwind == UNWIND_TABLES && !has_loop) {
+			p_err("--unwind tables needs the bpf_loop helper (Linux 5.17 or newer); "
+			      "use --unwind fp");
+			return -1;
+		}
+		pr->tables = has_loop;
+		if (!has_loop)
+			p_debug("no bpf_loop in this kernel: user stacks by frame pointers");
 	}
 	skel->rodata->want_tables = pr->tables;
 	bpf_map__set_max_entries(skel->maps.unwind_rows, pr->tables ? UNWIND_ROWS : 1);
 	bpf_map__set_max_entries(skel->maps.unwind_procs, pr->tables ? UNWIND_PROCS : 1);
 	bpf_map__set_max_entries(skel->maps.unwind_pids, pr->tables ? UNWIND_PROCS : 1);
+	bpf_map__set_max_entries(skel->maps.unwind_maps,
+				 pr->tables ? UNWIND_PROCS * UNWIND_MAX_MAPS : 1);
 	bpf_map__set_max_entries(skel->maps.wakers, env->wakers ? (__u32)env->max_threads : 1);
 	bpf_map__set_max_entries(skel->maps.offstart, env->mode != PROF_MODE_CPU ?
 				 (__u32)env->max_threads : 1);
@@ -724,6 +735,7 @@ static int attach_bpf(struct profiler *pr)
 	if (pr->tables) {
 		pr->uw = unwinder__new(bpf_map__fd(skel->maps.unwind_rows), UNWIND_ROWS,
 				       bpf_map__fd(skel->maps.unwind_procs), UNWIND_PROCS,
+				       bpf_map__fd(skel->maps.unwind_maps),
 				       bpf_map__fd(skel->maps.unwind_pids));
 		if (!pr->uw) {
 			p_err("cannot map the unwind table map: %s", strerror(errno));
@@ -818,6 +830,8 @@ static int drain_now(struct profiler *pr)
 	}
 	/* forget exited processes, or -a over hours grows */
 	symbolizer__sweep(pr->c.sz);
+	if (pr->uw)
+		unwinder__sweep(pr->uw);
 	if (env->npids && !capture__any_alive(&pr->c)) {
 		if (env->npids == 1)
 			p_info("target PID %d exited; stopping", (int)env->pids[0]);

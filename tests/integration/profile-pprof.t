@@ -30,8 +30,11 @@ on_exit "kill $b"
 wait_for_file "$T/a.ready" 10 && wait_for_file "$T/b.ready" 10
 ok $? "two targets started"
 
-"$SIDESCOPE" profile -p "$a,$b" -d 2 -o "$T/p.pb.gz" -o "$T/p.folded" -o "$T/p.json" \
-	2>"$T/err"
+# frame pointers: the program's bad frame (a return address into its data)
+# is what a frame-pointer walk finds, and every frame of the program, below
+# main, has lines (unwind tables would add _start, which has none)
+"$SIDESCOPE" profile -p "$a,$b" -d 2 --unwind fp -o "$T/p.pb.gz" -o "$T/p.folded" \
+	-o "$T/p.json" 2>"$T/err"
 is "$?" 0 "profile -p A,B writes pprof, folded and JSON"
 
 # ---- pprof: addresses, mappings, lines, labels --------------------------

@@ -20,7 +20,7 @@ is "$?" 0 "profile -p writes three outputs"
 total=$(awk '{ n += $NF } END { print n + 0 }' "$T/p.folded")
 good=$(awk '/(^|;)main;run_workers;worker_loop;compute_outer;compute_middle;compute_inner;hash_leaf($|;| )/ ||
 	/(^|;)main;run_workers;worker_loop;parse_outer;parse_inner;checksum_leaf($|;| )/ ||
-	/^workload;(start_thread|clone3?);.*worker_loop;(compute_outer;compute_middle;compute_inner;hash_leaf|parse_outer;parse_inner;checksum_leaf)($|;| )/ { n += $NF }
+	/^workload;((__)?clone3?;)?(start_thread|clone3?);.*worker_loop;(compute_outer;compute_middle;compute_inner;hash_leaf|parse_outer;parse_inner;checksum_leaf)($|;| )/ { n += $NF }
 	END { print n + 0 }' "$T/p.folded")
 diag "$good of $total samples in the expected call tree"
 ok "$([ "$total" -gt 100 ]; echo $?)" "enough samples ($total)"

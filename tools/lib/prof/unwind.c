@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,15 +38,21 @@ struct uw_file {
 	int nseg;
 };
 
+/* A process's mappings with tables, as unwind_procs/unwind_maps hold them */
+struct uw_maps {
+	uint32_t n;
+	struct unwind_map m[UNWIND_MAX_MAPS];
+};
+
 struct uw_proc {
 	pid_t pid;
 	uint32_t slot;
-	struct unwind_proc last;	/* as written: unchanged, not written again
-					 * (a walker may be reading it) */
+	struct uw_maps last;	/* as written: unchanged, not written again
+				 * (a walker may be reading it) */
 };
 
 struct unwinder {
-	int rows_fd, procs_fd, pids_fd;
+	int rows_fd, procs_fd, maps_fd, pids_fd;
 	struct unwind_row *rows;	/* mmap of unwind_rows */
 	size_t rows_len;
 	uint32_t max_rows, used_rows, max_procs;
@@ -57,7 +64,7 @@ struct unwinder {
 };
 
 struct unwinder *unwinder__new(int rows_fd, uint32_t max_rows, int procs_fd, uint32_t max_procs,
-			       int pids_fd)
+			       int maps_fd, int pids_fd)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
 	long page = sysconf(_SC_PAGESIZE);
@@ -66,6 +73,7 @@ struct unwinder *unwinder__new(int rows_fd, uint32_t max_rows, int procs_fd, uin
 		return NULL;
 	u->rows_fd = rows_fd;
 	u->procs_fd = procs_fd;
+	u->maps_fd = maps_fd;
 	u->pids_fd = pids_fd;
 	u->max_rows = max_rows;
 	u->max_procs = max_procs;
@@ -245,7 +253,7 @@ static struct uw_file *file_of(struct unwinder *u, pid_t pid, const struct proc_
 
 int unwinder__add(struct unwinder *u, pid_t pid)
 {
-	struct unwind_proc up;
+	struct uw_maps up;
 	struct proc_maps *maps;
 	struct uw_proc *p = NULL;
 	__u32 key = (__u32)pid;
@@ -294,23 +302,53 @@ int unwinder__add(struct unwinder *u, pid_t pid)
 	}
 	proc_maps__free(maps);
 	if (!p) {
-		if (u->nprocs == u->max_procs) {
+		/* a slot an exited process left (unwinder__sweep), else a new one */
+		for (i = 0; i < u->nprocs && !p; i++)
+			if (!u->procs[i].pid)
+				p = &u->procs[i];
+		if (!p && u->nprocs == u->max_procs) {
 			u->st.procs_full++;
 			return -ENOSPC;
 		}
-		p = &u->procs[u->nprocs];
+		if (!p) {
+			p = &u->procs[u->nprocs];
+			p->slot = (uint32_t)u->nprocs;
+			u->nprocs++;
+		}
 		p->pid = pid;
-		p->slot = (uint32_t)u->nprocs;
-		u->nprocs++;
+		memset(&p->last, 0xff, sizeof(p->last));	/* written below */
 		u->st.procs++;
 	}
 	if (!memcmp(&p->last, &up, sizeof(up)))
 		return 0;
 	p->last = up;
-	if (bpf_map_update_elem(u->procs_fd, &p->slot, &up, BPF_ANY) ||
+	/* the mappings, then their number, then the process's slot */
+	for (i = 0; i < up.n; i++) {
+		__u32 k = p->slot * UNWIND_MAX_MAPS + (__u32)i;
+
+		if (bpf_map_update_elem(u->maps_fd, &k, &up.m[i], BPF_ANY))
+			return -errno;
+	}
+	if (bpf_map_update_elem(u->procs_fd, &p->slot, &up.n, BPF_ANY) ||
 	    bpf_map_update_elem(u->pids_fd, &key, &p->slot, BPF_ANY))
 		return -errno;
 	return 0;
+}
+
+size_t unwinder__sweep(struct unwinder *u)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < u->nprocs; i++) {
+		__u32 key = (__u32)u->procs[i].pid;
+
+		if (!key || kill((pid_t)key, 0) == 0 || errno != ESRCH)
+			continue;
+		bpf_map_delete_elem(u->pids_fd, &key);
+		u->procs[i].pid = 0;
+		n++;
+	}
+	return n;
 }
 
 void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st)

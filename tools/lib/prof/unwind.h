@@ -2,7 +2,8 @@
 /* --unwind tables, user space: for each process, the unwind tables
  * (sym/cfitab) of its executable file mappings, loaded into the BPF maps
  * bpf/unwind.bpf.h walks: rows into unwind_rows (mmap'd), the mappings
- * into a slot of unwind_procs, the process's slot into unwind_pids. A
+ * into its slot's part of unwind_maps and their number into unwind_procs,
+ * the process's slot into unwind_pids. A
  * file's rows are loaded once, shared by every process that maps it
  * (cached by device and inode). The files are the app's: opened through
  * appfile inside the process's root, or through map_files. */
@@ -16,7 +17,7 @@
 struct unwinder;
 
 struct unwinder_stats {
-	size_t procs;		/* processes with tables loaded */
+	size_t procs;		/* processes given tables, in all */
 	size_t procs_full;	/* processes left out: unwind_procs full */
 	size_t files;		/* objects with a table */
 	size_t files_none;	/* objects without a usable one */
@@ -27,9 +28,10 @@ struct unwinder_stats {
 };
 
 /* Over the BPF maps' descriptors; ROWS_FD is BPF_F_MMAPABLE with MAX_ROWS
- * entries, PROCS_FD has MAX_PROCS. NULL with errno on failure. */
+ * entries, PROCS_FD has MAX_PROCS, MAPS_FD MAX_PROCS * UNWIND_MAX_MAPS.
+ * NULL with errno on failure. */
 struct unwinder *unwinder__new(int rows_fd, uint32_t max_rows, int procs_fd, uint32_t max_procs,
-			       int pids_fd);
+			       int maps_fd, int pids_fd);
 void unwinder__free(struct unwinder *u);
 
 /* Load (again) the tables of PID's executable mappings: PID as this PID
@@ -37,6 +39,10 @@ void unwinder__free(struct unwinder *u);
  * mapping (dlopen) since the last call is added. Return 0, or a negative
  * errno (the process is gone, or unwind_procs is full: -ENOSPC). */
 int unwinder__add(struct unwinder *u, pid_t pid);
+
+/* Give up the slots of processes that have exited, for new ones. Return
+ * how many. */
+size_t unwinder__sweep(struct unwinder *u);
 
 void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st);
 /* Call FN for each object without a usable table (its path, and why). */

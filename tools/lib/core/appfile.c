@@ -404,3 +404,30 @@ const char *appfile__strerror(int err)
 		return "file too large";
 	return strerror(err);
 }
+
+int appfile__open_mapping(pid_t pid, const struct proc_map *m, char *clean, size_t cleansz,
+			  char *path, size_t pathsz, struct stat *st)
+{
+	struct stat sb;
+	size_t len;
+	int fd;
+
+	snprintf(clean, cleansz, "%s", m->path);
+	len = strlen(clean);
+	if (len > 10 && strcmp(clean + len - 10, " (deleted)") == 0)
+		clean[len - 10] = '\0';
+	snprintf(path, pathsz, "%s/%d/root%s", proc__root(), (int)pid, clean);
+	fd = appfile__open(path, 0, &sb);
+	if (fd >= 0 && sb.st_ino != m->inode) {
+		close(fd);
+		fd = -ENOENT;
+	}
+	if (fd < 0) {
+		snprintf(path, pathsz, "%s/%d/map_files/%llx-%llx", proc__root(), (int)pid,
+			 (unsigned long long)m->start, (unsigned long long)m->end);
+		fd = appfile__open(path, 0, &sb);
+	}
+	if (fd >= 0 && st)
+		*st = sb;
+	return fd;
+}

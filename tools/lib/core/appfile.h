@@ -38,6 +38,17 @@ enum appfile_flags {
  * EXDEV (a path that would leave the root), ENOENT, EACCES, ... */
 int appfile__open(const char *path, unsigned int flags, struct stat *st);
 
+struct proc_map;
+
+/* Open the file of mapping M of process PID (as /proc/PID/maps gave it):
+ * the process's own view of the file (resolved inside /proc/PID/root) if it
+ * is still the same file (inode), else the mapping itself through
+ * /proc/PID/map_files (deleted or replaced files). CLEAN (CLEANSZ bytes)
+ * gets M's path without " (deleted)", PATH (PATHSZ) the path last tried,
+ * ST (if not NULL) the fstat. The descriptor, or a negative errno. */
+int appfile__open_mapping(pid_t pid, const struct proc_map *m, char *clean, size_t cleansz,
+			  char *path, size_t pathsz, struct stat *st);
+
 /* Open REL inside the directory ROOTFD as if ROOTFD were "/" (the same
  * rules; ROOTFD is typically an O_PATH descriptor of /proc/PID/root). */
 int appfile__open_in_root(int rootfd, const char *rel, unsigned int flags, struct stat *st);

@@ -136,33 +136,6 @@ static int read_segments(int fd, struct uw_file *f)
 	return f->nseg ? 0 : -ENOEXEC;
 }
 
-/* Open the file of mapping M of PID as the symbolizer does: inside the
- * process's root when it is still the same file, else map_files. */
-static int open_mapped(pid_t pid, const struct proc_map *m)
-{
-	char path[PATH_MAX + 64], clean[PATH_MAX];
-	struct stat sb;
-	size_t len;
-	int fd;
-
-	snprintf(clean, sizeof(clean), "%s", m->path);
-	len = strlen(clean);
-	if (len > 10 && !strcmp(clean + len - 10, " (deleted)"))
-		clean[len - 10] = '\0';
-	snprintf(path, sizeof(path), "%s/%d/root%s", proc__root(), (int)pid, clean);
-	fd = appfile__open(path, 0, &sb);
-	if (fd >= 0 && sb.st_ino != m->inode) {
-		close(fd);
-		fd = -ENOENT;
-	}
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "%s/%d/map_files/%llx-%llx", proc__root(), (int)pid,
-			 (unsigned long long)m->start, (unsigned long long)m->end);
-		fd = appfile__open(path, 0, &sb);
-	}
-	return fd;
-}
-
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -204,7 +177,11 @@ static struct uw_file *file_of(struct unwinder *u, pid_t pid, const struct proc_
 	if (!f->path)
 		return NULL;
 	u->nfiles++;
-	fd = open_mapped(pid, m);
+	{
+		char clean[PATH_MAX], path[PATH_MAX + 64];
+
+		fd = appfile__open_mapping(pid, m, clean, sizeof(clean), path, sizeof(path), NULL);
+	}
 	if (fd < 0) {
 		f->why = "cannot be opened";
 		u->st.files_none++;

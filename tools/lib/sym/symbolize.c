@@ -417,7 +417,7 @@ static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size
 	char path[PATH_MAX + 64], clean[PATH_MAX], root[64];
 	struct sym_file *f = NULL, **n;
 	struct stat sb;
-	size_t i, len;
+	size_t i;
 	int fd;
 
 	if (p->files[idx])
@@ -440,28 +440,12 @@ static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size
 	f->dev_major = m->dev_major;
 	f->dev_minor = m->dev_minor;
 	f->inode = m->inode;
-	snprintf(clean, sizeof(clean), "%s", m->path);
-	len = strlen(clean);
-	if (len > 10 && strcmp(clean + len - 10, " (deleted)") == 0)
-		clean[len - 10] = '\0';
+	/* the process's own view of the file, or the mapping itself */
+	fd = appfile__open_mapping(p->pid, m, clean, sizeof(clean), path, sizeof(path), &sb);
 	f->path = symbolizer__intern(sz, clean);
 	f->build_id = "";
 	p->files[idx] = f;
 
-	/* the process's own view of the file (resolved inside its root), if
-	 * it is still the same file; else the mapping itself (deleted or
-	 * replaced files) */
-	snprintf(path, sizeof(path), "%s/%d/root%s", proc__root(), (int)p->pid, clean);
-	fd = appfile__open(path, 0, &sb);
-	if (fd >= 0 && sb.st_ino != m->inode) {
-		close(fd);
-		fd = -ENOENT;
-	}
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "%s/%d/map_files/%llx-%llx", proc__root(),
-			 (int)p->pid, (unsigned long long)m->start, (unsigned long long)m->end);
-		fd = appfile__open(path, 0, &sb);
-	}
 	f->tried = true;
 	if (fd < 0) {
 		if (fd == -EACCES || fd == -EPERM)

@@ -27,29 +27,64 @@ struct stack_store_map {
 	__type(value, struct profile_stack);
 };
 
-/* The hash of the first N addresses of S; never 0 (0 means no stack). */
+#define STACK_HASH_SEED 0xcbf29ce484222325ull
+
+/* One address more into the running hash H of a stack. */
+static __always_inline __u64 stack_hash_step(__u64 h, __u64 ip)
+{
+	h ^= ip;
+	h *= 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+struct stack_hash_ctx {
+	const struct profile_stack *s;
+	__u64 h;
+};
+
+static long stack_hash_cb(__u32 i, void *ctx)
+{
+	struct stack_hash_ctx *c = ctx;
+
+	if (i >= PROFILE_MAX_DEPTH)
+		return 1;
+	c->h = stack_hash_step(c->h, c->s->ips[i]);
+	return 0;
+}
+
+/* The hash of the first N addresses of S (0 stands for 1 in the store).
+ * By bpf_loop where the kernel has it (5.17): a bounded loop is verified
+ * one step at a time, PROFILE_MAX_DEPTH of them in every program that
+ * stores a stack; the callback once. */
 static __always_inline __u64 stack_hash(const struct profile_stack *s, int n)
 {
-	__u64 h = 0xcbf29ce484222325ull;
+	struct stack_hash_ctx c = { .s = s, .h = STACK_HASH_SEED };
 	int i;
 
+	if (n > PROFILE_MAX_DEPTH)
+		n = PROFILE_MAX_DEPTH;
+	if (n <= 0)
+		return c.h;
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_loop)) {
+		bpf_loop(n, stack_hash_cb, &c, 0);
+		return c.h;
+	}
 	for (i = 0; i < PROFILE_MAX_DEPTH; i++) {
 		if (i >= n)
 			break;
-		h ^= s->ips[i];
-		h *= 0x100000001b3ull;
-		h ^= h >> 29;
+		c.h = stack_hash_step(c.h, s->ips[i]);
 	}
-	return h ? h : 1;
+	return c.h;
 }
 
-/* Keep the stack S of N addresses in STORE: its hash, or 0 when the store
- * is full. */
-static __always_inline __u64 stack_put(void *store, const struct profile_stack *s, int n)
+/* Keep the stack S, whose hash is H (from stack_hash, or the same steps
+ * taken while it was walked), in STORE: its key, or 0 when the store is
+ * full. */
+static __always_inline __u64 stack_put_hashed(void *store, const struct profile_stack *s, __u64 h)
 {
-	__u64 h = stack_hash(s, n);
 	long err;
 
+	h = h ? h : 1;	/* never 0: 0 means no stack */
 	/* most stacks were stored before: a lookup takes no bucket lock */
 	if (bpf_map_lookup_elem(store, &h))
 		return h;
@@ -57,6 +92,13 @@ static __always_inline __u64 stack_put(void *store, const struct profile_stack *
 	if (err && err != -EEXIST)
 		return 0;
 	return h;
+}
+
+/* Keep the stack S of N addresses in STORE: its key, or 0 when the store
+ * is full. */
+static __always_inline __u64 stack_put(void *store, const struct profile_stack *s, int n)
+{
+	return stack_put_hashed(store, s, stack_hash(s, n));
 }
 
 #endif

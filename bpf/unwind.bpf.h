@@ -56,6 +56,7 @@ struct {
 
 struct unwind_walk {
 	__u64 ip, sp, bp;
+	__u64 hash;	/* of scratch[0, n), as stack_hash: no second loop */
 	__u32 slot;	/* in unwind_procs */
 	__u32 n;	/* frames in scratch[0] */
 	__u32 bp_known;
@@ -75,8 +76,9 @@ __noinline __u32 unwind_find_map(__u32 slot, __u32 n, __u64 look)
 	struct unwind_map *m;
 	int k;
 
-	if (hi > UNWIND_MAX_MAPS)
-		hi = UNWIND_MAX_MAPS;
+	/* N is at most UNWIND_MAX_MAPS (user space keeps it so), and is left
+	 * unclamped here: clamped, the verifier knew lo and hi exactly and
+	 * walked every path of the search on its own (25,000 instructions) */
 	for (k = 0; k < 7 && lo < hi; k++) {	/* 2^7 > UNWIND_MAX_MAPS */
 		__u32 mid = lo + (hi - lo) / 2;
 
@@ -158,6 +160,7 @@ static long unwind_step(__u32 i, void *ctx)
 		return 1;
 	s->ips[n] = w->ip;
 	w->n = n + 1;
+	w->hash = stack_hash_step(w->hash, w->ip);
 	look = n ? w->ip - 1 : w->ip;	/* a return address is past its call */
 	r = unwind_find(w->slot, *nmaps, look);
 	if (r) {
@@ -253,6 +256,7 @@ static __always_inline __u64 unwind_user_stack(struct bpf_perf_event_data *ctx, 
 	}
 	w.slot = *slot;
 	w.bp_known = 1;
+	w.hash = STACK_HASH_SEED;
 	bpf_loop(PROFILE_MAX_DEPTH, unwind_step, &w, 0);
 	if (!w.n)
 		return 0;
@@ -269,7 +273,7 @@ static __always_inline __u64 unwind_user_stack(struct bpf_perf_event_data *ctx, 
 	/* readers stop at the first 0, as after bpf_get_stack */
 	if (w.n < PROFILE_MAX_DEPTH)
 		s->ips[w.n] = 0;
-	h = stack_put(&stacks, s, w.n);
+	h = stack_put_hashed(&stacks, s, w.hash);
 	if (!h)
 		stat_inc(PSTAT_STACKS_FULL);
 	return h;

@@ -65,14 +65,16 @@ struct unwind_row {
 };
 
 /* One executable mapping of a process with a table: rows
- * [first, first + count) of unwind_rows, for the addresses [start, end)
- * whose row pc is the address less adj. */
+ * [first, first + count) of the row map unwind_rows[shard], for the
+ * addresses [start, end) whose row pc is the address less adj. */
 struct unwind_map {
 	__u64 start, end, adj;
 	__u32 first, count;
+	__u32 shard, pad;
 };
 
 #define UNWIND_MAX_MAPS 64	/* mappings with tables a process */
+#define UNWIND_MAX_SHARDS 64	/* row maps, made by user space as needed */
 
 /* Stacks are stored by a 64-bit hash of their addresses; 0 means no stack. */
 struct profile_key {

@@ -20,12 +20,23 @@
 
 const volatile bool want_tables = false;
 
-struct {
+/* The rows, in shards: row maps user space makes as the tables need them
+ * (tools/lib/prof/unwind.c), each as large as it chose (BPF_F_INNER_MAP),
+ * so that memory follows the objects profiled and a large one fits. */
+struct unwind_shard {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);	/* set from user space */
+	__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct unwind_row));	/* a type here would be a
+							 * forward one in BTF */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, UNWIND_MAX_SHARDS);
 	__type(key, __u32);
-	__type(value, struct unwind_row);
+	__array(values, struct unwind_shard);
 } unwind_rows SEC(".maps");
 
 /* slot -> how many mappings it has; its mappings are unwind_maps[slot *
@@ -94,19 +105,23 @@ __noinline __u32 unwind_find_map(__u32 slot, __u32 n, __u64 look)
 	return lo;
 }
 
-/* Of the rows [FIRST, FIRST + COUNT) of unwind_rows: 1 + the index of the
- * last one whose pc is at or below REL, or 0. */
-__noinline __u32 unwind_find_row(__u32 first, __u32 count, __u32 rel)
+/* Of the rows [FIRST, FIRST + COUNT) of row map SHARD: 1 + the index of
+ * the last one whose pc is at or below REL, or 0. */
+__noinline __u32 unwind_find_row(__u32 shard, __u32 first, __u32 count, __u32 rel)
 {
 	__u32 lo = 0, hi = count, idx;
 	struct unwind_row *r;
+	void *rows;
 	int k;
 
+	rows = bpf_map_lookup_elem(&unwind_rows, &shard);
+	if (!rows)
+		return 0;
 	for (k = 0; k < 24 && lo < hi; k++) {	/* 2^24 rows an object at most */
 		__u32 mid = lo + (hi - lo) / 2;
 
 		idx = first + mid;
-		r = bpf_map_lookup_elem(&unwind_rows, &idx);
+		r = bpf_map_lookup_elem(rows, &idx);
 		if (!r)
 			return 0;
 		if (r->pc <= rel)
@@ -122,7 +137,8 @@ __noinline __u32 unwind_find_row(__u32 first, __u32 count, __u32 rel)
 static __always_inline struct unwind_row *unwind_find(__u32 slot, __u32 n, __u64 look)
 {
 	struct unwind_map *m;
-	__u32 i, idx;
+	__u32 i, idx, shard;
+	void *rows;
 	__u64 rel;
 
 	i = unwind_find_map(slot, n, look);
@@ -135,11 +151,15 @@ static __always_inline struct unwind_row *unwind_find(__u32 slot, __u32 n, __u64
 	rel = look - m->adj;
 	if (rel > 0xffffffffull)
 		return NULL;
-	idx = unwind_find_row(m->first, m->count, (__u32)rel);
+	shard = m->shard;
+	idx = unwind_find_row(shard, m->first, m->count, (__u32)rel);
 	if (!idx)
 		return NULL;
 	idx -= 1;
-	return bpf_map_lookup_elem(&unwind_rows, &idx);
+	rows = bpf_map_lookup_elem(&unwind_rows, &shard);
+	if (!rows)
+		return NULL;
+	return bpf_map_lookup_elem(rows, &idx);
 }
 
 static long unwind_step(__u32 i, void *ctx)

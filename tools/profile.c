@@ -587,8 +587,9 @@ static const char *cap_hint(enum privhint_need need, int err)
 	return privhint(need, err, buf, sizeof(buf));
 }
 
-/* --unwind tables: rows (16 bytes each) and processes held in the kernel */
-#define UNWIND_ROWS (1u << 20)
+/* --unwind tables: rows (16 bytes each; row maps made as the tables need
+ * them, up to this many in all) and processes held in the kernel */
+#define UNWIND_ROWS (1u << 21)
 #define UNWIND_PROCS 256u
 
 /* Capture hook: a process sampled for the first time gets its tables. */
@@ -649,7 +650,7 @@ static int open_load_bpf(struct profiler *pr)
 			p_debug("no bpf_loop in this kernel: user stacks by frame pointers");
 	}
 	skel->rodata->want_tables = pr->tables;
-	bpf_map__set_max_entries(skel->maps.unwind_rows, pr->tables ? UNWIND_ROWS : 1);
+	bpf_map__set_max_entries(skel->maps.unwind_rows, pr->tables ? UNWIND_MAX_SHARDS : 1);
 	bpf_map__set_max_entries(skel->maps.unwind_procs, pr->tables ? UNWIND_PROCS : 1);
 	bpf_map__set_max_entries(skel->maps.unwind_pids, pr->tables ? UNWIND_PROCS : 1);
 	bpf_map__set_max_entries(skel->maps.unwind_maps,
@@ -1033,16 +1034,16 @@ static void report_unwind(struct profiler *pr)
 	struct unwinder_stats st;
 
 	unwinder__stats(pr->uw, &st);
-	p_info("unwind tables: %zu objects, %llu rows (%llu of %llu KB), built in %.0f ms; "
-	       "%llu user stacks walked by them, %llu of them cut short",
-	       st.files, (unsigned long long)st.rows,
-	       (unsigned long long)(st.rows * sizeof(struct unwind_row) / 1024),
+	p_info("unwind tables: %zu objects, %llu rows in %zu row map%s (%llu KB of at most "
+	       "%llu), built in %.0f ms; %llu user stacks walked by them, %llu of them cut short",
+	       st.files, (unsigned long long)st.rows, st.shards, st.shards == 1 ? "" : "s",
+	       (unsigned long long)(st.alloc_rows * sizeof(struct unwind_row) / 1024),
 	       (unsigned long long)(st.max_rows * sizeof(struct unwind_row) / 1024), st.build_ms,
 	       (unsigned long long)m->unwind_tables, (unsigned long long)m->unwind_cut);
 	unwinder__foreach_missing(pr->uw, say_missing, NULL);
 	if (st.files_full || st.procs_full)
-		p_warn("unwind tables left out: %zu objects (the row map was full), %zu processes "
-		       "(more than %u)", st.files_full, st.procs_full, UNWIND_PROCS);
+		p_warn("unwind tables left out: %zu objects (no room in the row maps), %zu "
+		       "processes (more than %u)", st.files_full, st.procs_full, UNWIND_PROCS);
 }
 
 /* What the capture missed, said once it is over; its metadata into the

@@ -123,6 +123,13 @@ main=$(share "$T/redis.folded" '^redis-server;.*;(main|aeMain);')
 diag "redis-server: $n samples, $main% reach main or aeMain"
 ok "$([ "$n" -ge 100 ] && [ "$main" -ge 95 ]; echo $?)" \
 	"at least 95% of redis-server's samples reach main ($main%)"
+# its objects' 200,000-odd rows are more than one row map's 65,536: more
+# maps are made as the tables need them, and used
+rows=$(sed -n 's/.*unwind tables: [0-9]* objects, \([0-9]*\) rows in \([0-9]*\) row map.*/\1 \2/p' \
+	"$T/redis.err")
+diag "redis-server's tables: rows and row maps: $rows"
+ok "$(set -- $rows; [ "${1:-0}" -gt 65536 ] && [ "${2:-0}" -ge 2 ]; echo $?)" \
+	"its tables fill more than one row map ($rows)"
 
 # ---- usage errors -------------------------------------------------------------
 "$SIDESCOPE" profile -p 1 -d 1 --unwind bogus > /dev/null 2> "$T/e1"

@@ -32,7 +32,7 @@ struct uw_file {
 	int ok;			/* 1: rows loaded; 0: none usable (why) */
 	const char *why;
 	char *path;
-	uint32_t first, count;
+	uint32_t shard, first, count;	/* its rows: in unwind_rows[shard] */
 	uint64_t base;		/* the table's */
 	struct { uint64_t off, vaddr, filesz; } seg[MAX_SEGS];	/* executable PT_LOADs */
 	int nseg;
@@ -51,11 +51,19 @@ struct uw_proc {
 				 * (a walker may be reading it) */
 };
 
+/* One row map of unwind_rows */
+struct uw_shard {
+	int fd;
+	struct unwind_row *rows;	/* its mmap */
+	size_t len;
+	uint32_t cap, used;
+};
+
 struct unwinder {
-	int rows_fd, procs_fd, maps_fd, pids_fd;
-	struct unwind_row *rows;	/* mmap of unwind_rows */
-	size_t rows_len;
-	uint32_t max_rows, used_rows, max_procs;
+	int outer_fd, procs_fd, maps_fd, pids_fd;
+	struct uw_shard shards[UNWIND_MAX_SHARDS];
+	uint32_t nshards;
+	uint32_t max_rows, alloc_rows, max_procs;
 	struct uw_file *files;
 	size_t nfiles, cap_files;
 	struct uw_proc *procs;
@@ -67,28 +75,19 @@ struct unwinder *unwinder__new(int rows_fd, uint32_t max_rows, int procs_fd, uin
 			       int maps_fd, int pids_fd)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
-	long page = sysconf(_SC_PAGESIZE);
 
 	if (!u)
 		return NULL;
-	u->rows_fd = rows_fd;
+	u->outer_fd = rows_fd;
 	u->procs_fd = procs_fd;
 	u->maps_fd = maps_fd;
 	u->pids_fd = pids_fd;
 	u->max_rows = max_rows;
 	u->max_procs = max_procs;
-	u->rows_len = ((size_t)max_rows * sizeof(struct unwind_row) + (size_t)page - 1) &
-		      ~((size_t)page - 1);
-	u->rows = mmap(NULL, u->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED, rows_fd, 0);
 	u->procs = calloc(max_procs ? max_procs : 1, sizeof(*u->procs));
-	if (u->rows == MAP_FAILED || !u->procs) {
-		int err = u->rows == MAP_FAILED ? errno : ENOMEM;
-
-		if (u->rows != MAP_FAILED)
-			munmap(u->rows, u->rows_len);
-		free(u->procs);
+	if (!u->procs) {
 		free(u);
-		errno = err;
+		errno = ENOMEM;
 		return NULL;
 	}
 	u->st.max_rows = max_rows;
@@ -103,10 +102,67 @@ void unwinder__free(struct unwinder *u)
 		return;
 	for (i = 0; i < u->nfiles; i++)
 		free(u->files[i].path);
+	for (i = 0; i < u->nshards; i++) {
+		munmap(u->shards[i].rows, u->shards[i].len);
+		close(u->shards[i].fd);
+	}
 	free(u->files);
 	free(u->procs);
-	munmap(u->rows, u->rows_len);
 	free(u);
+}
+
+/* A new row map of at least N rows (UNWIND_SHARD_ROWS, else N rounded up
+ * to a page), within the budget, put in unwind_rows: its index, or -1
+ * (no room, or the kernel refused; errno). */
+static int new_shard(struct unwinder *u, uint32_t n)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	uint32_t per_page = (uint32_t)(sysconf(_SC_PAGESIZE) / sizeof(struct unwind_row));
+	uint32_t cap = n > UNWIND_SHARD_ROWS ? n : UNWIND_SHARD_ROWS, idx = u->nshards;
+	struct uw_shard *sh = &u->shards[idx];
+
+	cap = (cap + per_page - 1) / per_page * per_page;
+	if (cap > u->max_rows - u->alloc_rows)
+		cap = u->max_rows - u->alloc_rows;	/* the last of the budget */
+	if (idx == UNWIND_MAX_SHARDS || cap < n) {
+		errno = ENOSPC;
+		return -1;
+	}
+	sh->fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unwind_shard", sizeof(__u32),
+				sizeof(struct unwind_row), cap, &opts);
+	if (sh->fd < 0)
+		return -1;
+	sh->len = (size_t)cap * sizeof(struct unwind_row);
+	sh->rows = mmap(NULL, sh->len, PROT_READ | PROT_WRITE, MAP_SHARED, sh->fd, 0);
+	if (sh->rows == MAP_FAILED ||
+	    bpf_map_update_elem(u->outer_fd, &idx, &sh->fd, BPF_ANY)) {
+		int err = errno;
+
+		if (sh->rows != MAP_FAILED)
+			munmap(sh->rows, sh->len);
+		close(sh->fd);
+		errno = err;
+		return -1;
+	}
+	sh->cap = cap;
+	sh->used = 0;
+	u->nshards++;
+	u->alloc_rows += cap;
+	u->st.shards = u->nshards;
+	u->st.alloc_rows = u->alloc_rows;
+	return (int)idx;
+}
+
+/* A shard with room for N rows (the first that has it, else a new one):
+ * its index, or -1 (errno ENOSPC: the budget is spent). */
+static int shard_for(struct unwinder *u, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < u->nshards; i++)
+		if (u->shards[i].cap - u->shards[i].used >= n)
+			return (int)i;
+	return new_shard(u, n);
 }
 
 /* The executable PT_LOAD segments of the ELF file at FD. */
@@ -151,7 +207,7 @@ static struct uw_file *file_of(struct unwinder *u, pid_t pid, const struct proc_
 	struct uw_file *f;
 	double t0;
 	size_t i;
-	int fd, err;
+	int fd, err, sh;
 
 	for (i = 0; i < u->nfiles; i++) {
 		f = &u->files[i];
@@ -200,17 +256,22 @@ static struct uw_file *file_of(struct unwinder *u, pid_t pid, const struct proc_
 		u->st.files_none++;
 		return f;
 	}
-	if (t.n > u->max_rows - u->used_rows) {
-		f->why = "no room left in the table map";
+	sh = t.n <= UINT32_MAX ? shard_for(u, (uint32_t)t.n) : -1;
+	if (sh < 0) {
+		f->why = errno == ENOSPC ? "no room left in the table maps" :
+			 "the kernel refused a table map";
+		if (errno != ENOSPC)
+			p_debug("unwind row map of %u rows: %s", (unsigned)t.n, strerror(errno));
 		u->st.files_full++;
 		cfitab__free(&t);
 		return f;
 	}
-	f->first = u->used_rows;
+	f->shard = (uint32_t)sh;
+	f->first = u->shards[sh].used;
 	f->count = (uint32_t)t.n;
 	f->base = t.base;
 	for (i = 0; i < t.n; i++) {
-		struct unwind_row *r = &u->rows[f->first + i];
+		struct unwind_row *r = &u->shards[sh].rows[f->first + i];
 
 		r->pc = t.rows[i].pc;
 		r->cfa_off = t.rows[i].cfa_off;
@@ -219,8 +280,8 @@ static struct uw_file *file_of(struct unwinder *u, pid_t pid, const struct proc_
 		r->fp = t.rows[i].fp;
 		r->pad = 0;
 	}
-	u->used_rows += (uint32_t)t.n;
-	u->st.rows = u->used_rows;
+	u->shards[sh].used += (uint32_t)t.n;
+	u->st.rows += t.n;
 	u->st.files++;
 	f->ok = 1;
 	p_debug("unwind table of %s: %zu rows (%zu unsupported)", m->path, t.n, t.st.unsupported);
@@ -275,6 +336,7 @@ int unwinder__add(struct unwinder *u, pid_t pid)
 		up.m[up.n].adj = m->start - vaddr + f->base;
 		up.m[up.n].first = f->first;
 		up.m[up.n].count = f->count;
+		up.m[up.n].shard = f->shard;
 		up.n++;
 	}
 	proc_maps__free(maps);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* --unwind tables, user space: for each process, the unwind tables
  * (sym/cfitab) of its executable file mappings, loaded into the BPF maps
- * bpf/unwind.bpf.h walks: rows into unwind_rows (mmap'd), the mappings
+ * bpf/unwind.bpf.h walks: rows into row maps made as they are needed
+ * (shards of UNWIND_SHARD_ROWS or more, each mmap'd) and put in the map of
+ * maps unwind_rows, the mappings
  * into its slot's part of unwind_maps and their number into unwind_procs,
  * the process's slot into unwind_pids. A
  * file's rows are loaded once, shared by every process that maps it
@@ -23,13 +25,20 @@ struct unwinder_stats {
 	size_t files_none;	/* objects without a usable one */
 	size_t files_full;	/* objects left out: unwind_rows full */
 	size_t maps_cut;	/* mappings past UNWIND_MAX_MAPS in a process */
-	uint64_t rows, max_rows;
+	uint64_t rows;		/* loaded */
+	uint64_t alloc_rows;	/* in the row maps made */
+	uint64_t max_rows;	/* the budget */
+	size_t shards;		/* row maps made */
 	double build_ms;	/* building the tables, in all */
 };
 
-/* Over the BPF maps' descriptors; ROWS_FD is BPF_F_MMAPABLE with MAX_ROWS
- * entries, PROCS_FD has MAX_PROCS, MAPS_FD MAX_PROCS * UNWIND_MAX_MAPS.
- * NULL with errno on failure. */
+/* A row map holds this many rows at least (1 MB), a larger table its own */
+#define UNWIND_SHARD_ROWS (1u << 16)
+
+/* Over the BPF maps' descriptors; ROWS_FD is the map of maps unwind_rows
+ * (UNWIND_MAX_SHARDS), whose row maps together hold MAX_ROWS rows at most;
+ * PROCS_FD has MAX_PROCS, MAPS_FD MAX_PROCS * UNWIND_MAX_MAPS. NULL with
+ * errno on failure. */
 struct unwinder *unwinder__new(int rows_fd, uint32_t max_rows, int procs_fd, uint32_t max_procs,
 			       int maps_fd, int pids_fd);
 void unwinder__free(struct unwinder *u);

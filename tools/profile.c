@@ -35,6 +35,7 @@
 #include "dotnet/r2r.h"
 #include "prof/capture.h"
 #include "prof/unwind.h"
+#include "sym/cficache.h"
 #include "prof/prof.h"
 #include "prof/writer.h"
 #include "profile.h"
@@ -65,6 +66,7 @@ struct env {
 	uint64_t hz, secs, max_stacks, min_block_us, max_threads, switch_rate;
 	unsigned int split;	/* PROF_SPLIT_* */
 	enum { UNWIND_AUTO, UNWIND_FP, UNWIND_TABLES } unwind;
+	const char *table_cache;	/* --table-cache: NULL for none */
 	const struct prof_writer *forced;	/* --format */
 	struct output outs[MAX_OUTPUTS];
 	int nouts;
@@ -86,11 +88,12 @@ struct profiler {
 	int nlinks;
 	bool tables;		/* --unwind: user stacks by unwind tables */
 	struct unwinder *uw;
+	struct cficache *cache;	/* --table-cache */
 };
 
 enum { OPT_CGROUP = 256, OPT_FORMAT, OPT_USER, OPT_KERNEL, OPT_MAX_STACKS,
        OPT_MAX_PERF_MAP, OPT_SPLIT, OPT_JSON, OPT_OFFCPU, OPT_WALL, OPT_STATE, OPT_MIN_BLOCK,
-       OPT_MAX_THREADS, OPT_WAKERS, OPT_SWITCH_RATE, OPT_UNWIND };
+       OPT_MAX_THREADS, OPT_WAKERS, OPT_SWITCH_RATE, OPT_UNWIND, OPT_TABLE_CACHE };
 
 static const struct cli_opt opts[] = {
 	{ 'p', "pid", "PIDS", "profile these processes (comma-separated); a PID means\n"
@@ -131,6 +134,10 @@ static const struct cli_opt opts[] = {
 					"pointers where there is none, as in JIT code) or\n"
 					"auto (the default: tables on Linux 5.17 and newer,\n"
 					"else fp)" },
+	{ OPT_TABLE_CACHE, "table-cache", "DIR", "keep unwind tables in DIR for later captures, a\n"
+						 "directory of the sidecar's own, mode 0700\n"
+						 "(default " CFICACHE_DIR ", at most 64M);\n"
+						 "none: build them every time" },
 	{ OPT_USER, "user-only", NULL, "user-space stacks only" },
 	{ OPT_KERNEL, "kernel-only", NULL, "kernel stacks only" },
 	{ OPT_MAX_STACKS, "max-stacks", "N", "distinct stacks held in the kernel between two drains\n"
@@ -186,7 +193,8 @@ static const struct cli cli = {
 "  sidescope profile -n dotnet --off-cpu --state uninterruptible --min-block 1000\n"
 "  sidescope profile -p 7 --wall --split tid -o wall.folded # per thread\n"
 "  sidescope profile -p 7 --off-cpu --wakers -o wake.svg # and who woke them\n"
-"  sidescope profile -p 7 --unwind tables -o cpu.svg # code without frame pointers\n",
+"  sidescope profile -p 7 --unwind tables -o cpu.svg # code without frame pointers\n"
+"  sidescope profile -p 7 --table-cache none -o cpu.svg # tables built afresh\n",
 	.col = 22,
 };
 
@@ -252,6 +260,11 @@ static int parse_opt(void *ctx, int opt, const char *arg)
 		return 0;
 	case OPT_WAKERS:
 		env->wakers = true;
+		return 0;
+	case OPT_TABLE_CACHE:
+		if (!*arg)
+			return usage_error("--table-cache needs a directory (or none)");
+		env->table_cache = strcmp(arg, "none") ? arg : NULL;
 		return 0;
 	case OPT_UNWIND:
 		if (!strcmp(arg, "auto"))
@@ -592,6 +605,30 @@ static const char *cap_hint(enum privhint_need need, int err)
 #define UNWIND_ROWS (1u << 21)
 #define UNWIND_PROCS 256u
 
+/* --table-cache: tables of earlier captures. A directory that cannot be
+ * used is no error; one that is not the sidecar's own (a link, another
+ * user's, open to others) is said, the default's other failures (a
+ * read-only root, no /run) only with -v. */
+static void open_table_cache(struct profiler *pr)
+{
+	char why[PATH_MAX + 128];
+	int err;
+
+	if (!pr->env.table_cache)
+		return;
+	pr->cache = cficache__open(pr->env.table_cache, CFICACHE_MAX_BYTES, why, sizeof(why));
+	if (pr->cache) {
+		unwinder__set_cache(pr->uw, pr->cache);
+		return;
+	}
+	err = errno;
+	if (err == EPERM || err == ELOOP || err == ENOTDIR ||
+	    strcmp(pr->env.table_cache, CFICACHE_DIR))
+		p_warn("table cache not used: %s", why);
+	else
+		p_debug("table cache not used: %s", why);
+}
+
 /* Capture hook: a process sampled for the first time gets its tables. */
 static void unwind_new(void *arg, pid_t pid)
 {
@@ -742,6 +779,7 @@ static int attach_bpf(struct profiler *pr)
 			p_err("cannot map the unwind table map: %s", strerror(errno));
 			return -1;
 		}
+		open_table_cache(pr);
 		for (i = 0; i < env->npids; i++)
 			unwinder__add(pr->uw, env->pids[i]);
 		c->on_new = unwind_new;
@@ -1035,10 +1073,12 @@ static void report_unwind(struct profiler *pr)
 
 	unwinder__stats(pr->uw, &st);
 	p_info("unwind tables: %zu objects, %llu rows in %zu row map%s (%llu KB of at most "
-	       "%llu), built in %.0f ms; %llu user stacks walked by them, %llu of them cut short",
+	       "%llu), built in %.0f ms (%zu from the cache); %llu user stacks walked by them, "
+	       "%llu of them cut short",
 	       st.files, (unsigned long long)st.rows, st.shards, st.shards == 1 ? "" : "s",
 	       (unsigned long long)(st.alloc_rows * sizeof(struct unwind_row) / 1024),
 	       (unsigned long long)(st.max_rows * sizeof(struct unwind_row) / 1024), st.build_ms,
+	       st.cached,
 	       (unsigned long long)m->unwind_tables, (unsigned long long)m->unwind_cut);
 	unwinder__foreach_missing(pr->uw, say_missing, NULL);
 	if (st.files_full || st.procs_full)
@@ -1154,6 +1194,7 @@ static void cleanup(struct profiler *pr)
 	bpf_link__destroy(pr->wakeup_link);
 	capture__free(&pr->c);
 	unwinder__free(pr->uw);
+	cficache__close(pr->cache);
 	profile_bpf__destroy(pr->skel);
 	stackcache__free(pr->c.stacks);
 	symbolizer__free(pr->c.sz);
@@ -1166,7 +1207,7 @@ int cmd_profile(int argc, char **argv)
 {
 	struct profiler pr = {
 		.env = { .hz = 99, .secs = 30, .max_stacks = 8192, .min_block_us = 1,
-			 .max_threads = 16384, .switch_rate = 5000,
+			 .max_threads = 16384, .switch_rate = 5000, .table_cache = CFICACHE_DIR,
 			 .states = PROF_STATE_RUNNABLE | PROF_STATE_SLEEP | PROF_STATE_DISK },
 		.ns_per_tick = 10000000,
 	};

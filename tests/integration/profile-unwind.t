@@ -22,13 +22,16 @@ share() {
 }
 samples() { awk '{ n += $NF } END { print n + 0 }' "$1"; }
 
-# profile_nofp MODE UNWIND: nofp_chain -m MODE profiled 3 s -> $T/MODE-UNWIND.folded
+# profile_nofp MODE UNWIND [NAME [OPTION...]]: nofp_chain -m MODE profiled 3 s
+# -> $T/NAME.folded and .err (NAME: MODE-UNWIND), tables kept in $T/cache
 profile_nofp() {
+	_m=$1 _u=$2 _n=${3:-$1-$2}
+	shift 2; [ "$#" -gt 0 ] && shift
 	rm -f "$T/nofp.pid"
-	"$nofp" -m "$1" -d 6 -r "$T/nofp.pid" > /dev/null & _j=$!
+	"$nofp" -m "$_m" -d 6 -r "$T/nofp.pid" > /dev/null & _j=$!
 	wait_for_file "$T/nofp.pid" 10
-	"$SIDESCOPE" profile -p "$(cat "$T/nofp.pid")" -F 199 -d 3 --user-only --unwind "$2" \
-		-o "$T/$1-$2.folded" 2> "$T/$1-$2.err"
+	"$SIDESCOPE" profile -p "$(cat "$T/nofp.pid")" -F 199 -d 3 --user-only --unwind "$_u" \
+		--table-cache "$T/cache" "$@" -o "$T/$_n.folded" 2> "$T/$_n.err"
 	_rc=$?
 	kill "$_j" 2> /dev/null
 	wait "$_j" 2> /dev/null
@@ -52,6 +55,32 @@ like "$(cat "$T/chain-tables.err")" "unwind tables: [0-9]+ objects, [0-9]+ rows"
 	"the summary says what was loaded"
 like "$(cat "$T/chain-tables.err")" "user stacks walked by them, 0 of them cut short" \
 	"and that no walk was cut short"
+
+like "$(cat "$T/chain-tables.err")" "built in [0-9]+ ms \(0 from the cache\)" \
+	"the first capture builds every table"
+
+# ---- the tables again, from the cache ---------------------------------------
+ls "$T/cache"/*.cfi > /dev/null 2>&1
+ok "$?" "the tables are kept in the cache directory"
+ok "$([ "$(stat -c %a "$T/cache")" = 700 ]; echo $?)" "which is made mode 0700"
+profile_nofp chain tables chain-cached
+is "$?" 0 "a second capture of the same program"
+objs=$(sed -n 's/.*unwind tables: \([0-9]*\) objects.*/\1/p' "$T/chain-cached.err")
+like "$(cat "$T/chain-cached.err")" "\(${objs:-x} from the cache\)" \
+	"takes all its ${objs:-?} tables from the cache"
+main=$(share "$T/chain-cached.folded" ';main;chain_a;chain_b;chain_c;spin_leaf ')
+ok "$([ "$main" -ge 90 ]; echo $?)" "and walks the same whole chain ($main%)"
+profile_nofp chain tables chain-nocache --table-cache none
+like "$(cat "$T/chain-nocache.err")" "\(0 from the cache\)" "--table-cache none builds them"
+ok "$([ ! -e none ] && [ ! -e "$T/none" ]; echo $?)" "and keeps none"
+chmod 0777 "$T/cache"
+profile_nofp chain tables chain-opencache
+is "$?" 0 "a cache directory open to other users"
+like "$(cat "$T/chain-opencache.err")" "table cache not used: .* is open to other users" \
+	"is not used, and the capture says so"
+main=$(share "$T/chain-opencache.folded" ';main;')
+ok "$([ "$main" -ge 95 ]; echo $?)" "and still walks by tables built afresh ($main%)"
+chmod 0700 "$T/cache"
 
 profile_nofp chain fp
 is "$?" 0 "--unwind fp on the same program"

@@ -19,6 +19,7 @@
 #include "core/proc.h"
 #include "prof/unwind.h"
 #include "profile.h"
+#include "sym/cficache.h"
 #include "sym/cfitab.h"
 #include "sym/elfsym.h"
 
@@ -68,6 +69,7 @@ struct unwinder {
 	size_t nfiles, cap_files;
 	struct uw_proc *procs;
 	size_t nprocs;
+	struct cficache *cache;	/* tables of earlier captures, or NULL */
 	struct unwinder_stats st;
 };
 
@@ -92,6 +94,11 @@ struct unwinder *unwinder__new(int rows_fd, uint32_t max_rows, int procs_fd, uin
 	}
 	u->st.max_rows = max_rows;
 	return u;
+}
+
+void unwinder__set_cache(struct unwinder *u, struct cficache *cache)
+{
+	u->cache = cache;
 }
 
 void unwinder__free(struct unwinder *u)
@@ -205,6 +212,7 @@ static struct uw_file *file_of(struct unwinder *u, pid_t pid, const struct proc_
 {
 	struct cfi_table t;
 	struct uw_file *f;
+	struct stat fst = { 0 };
 	double t0;
 	size_t i;
 	int fd, err, sh;
@@ -245,8 +253,13 @@ static struct uw_file *file_of(struct unwinder *u, pid_t pid, const struct proc_
 	}
 	t0 = now_ms();
 	err = read_segments(fd, f);
-	if (!err)
+	if (!err && u->cache && !fstat(fd, &fst) && !cficache__get(u->cache, &fst, &t)) {
+		u->st.cached++;
+	} else if (!err) {
 		err = cfitab__build_fd(fd, &t);
+		if (!err && u->cache && fst.st_ino)
+			cficache__put(u->cache, &fst, &t);	/* a full disk: built next time */
+	}
 	close(fd);
 	u->st.build_ms += now_ms() - t0;
 	if (err) {

@@ -29,7 +29,8 @@ struct unwinder_stats {
 	uint64_t alloc_rows;	/* in the row maps made */
 	uint64_t max_rows;	/* the budget */
 	size_t shards;		/* row maps made */
-	double build_ms;	/* building the tables, in all */
+	size_t cached;		/* objects whose table came from the cache */
+	double build_ms;	/* building (or reading) the tables, in all */
 };
 
 /* A row map holds this many rows at least (1 MB), a larger table its own */
@@ -42,6 +43,11 @@ struct unwinder_stats {
 struct unwinder *unwinder__new(int rows_fd, uint32_t max_rows, int procs_fd, uint32_t max_procs,
 			       int maps_fd, int pids_fd);
 void unwinder__free(struct unwinder *u);
+
+struct cficache;
+/* Take tables from CACHE (sym/cficache) and keep those built there; the
+ * caller keeps it open until unwinder__free. */
+void unwinder__set_cache(struct unwinder *u, struct cficache *cache);
 
 /* Load (again) the tables of PID's executable mappings: PID as this PID
  * namespace shows it, which is also the key the BPF program uses. A new

@@ -869,8 +869,13 @@ static int drain_now(struct profiler *pr)
 	}
 	/* forget exited processes, or -a over hours grows */
 	symbolizer__sweep(pr->c.sz);
-	if (pr->uw)
+	if (pr->uw) {
 		unwinder__sweep(pr->uw);
+		/* -a, -n, --cgroup: the processes sampled so far, their new
+		 * mappings (dlopen); -p targets are looked at more often */
+		if (!env->npids)
+			unwinder__refresh(pr->uw);
+	}
 	if (env->npids && !capture__any_alive(&pr->c)) {
 		if (env->npids == 1)
 			p_info("target PID %d exited; stopping", (int)env->pids[0]);

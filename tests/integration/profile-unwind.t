@@ -134,6 +134,24 @@ diag "after the dlopen: $in_lib samples in late_leaf, $reach through main;late_o
 ok "$([ "$in_lib" -ge 200 ] && [ $((reach * 100)) -ge $((in_lib * 90)) ]; echo $?)" \
 	"the new library's frames are walked by its table: 90% of its samples reach main"
 
+# the whole machine (-a, as --cgroup): the processes sampled so far are
+# looked at again at every drain (2 s), so the library's samples after the
+# first drain past its dlopen (0.7 s) are walked by its table
+rm -f "$T/late.pid"
+"$late" "$T/liblate.so" late_mid -w 700 -s -d 7 -r "$T/late.pid" > /dev/null & lj=$!
+on_exit "kill $lj"
+wait_for_file "$T/late.pid" 10
+"$SIDESCOPE" profile -a -F 199 -d 6 --user-only --unwind tables \
+	-o "$T/late-n.folded" 2> "$T/late-n.err"
+is "$?" 0 "the whole machine profiled across the dlopen"
+wait "$lj"
+in_lib=$(awk '/late_leaf /{ n += $NF } END { print n + 0 }' "$T/late-n.folded")
+reach=$(awk '/;main;late_outer;late_mid;late_leaf /{ n += $NF } END { print n + 0 }' \
+	"$T/late-n.folded")
+diag "-a, after the dlopen: $in_lib samples in late_leaf, $reach through main"
+ok "$([ "$in_lib" -ge 300 ] && [ $((reach * 100)) -ge $((in_lib * 55)) ]; echo $?)" \
+	"the new library's table is loaded at a drain: most of its samples reach main"
+
 # ---- redis-server under load ----------------------------------------------------
 port=$((20000 + $$ % 20000))
 redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --daemonize no \

@@ -4,7 +4,9 @@
 /* dlopen_late: opens a shared library after a delay, then spins in its
  * function FUNC through a chain of its own frames, none with frame
  * pointers; for the test that unwind tables follow new mappings.
- *   dlopen_late LIB FUNC [-w MS] [-d SECONDS] [-r PIDFILE]
+ *   dlopen_late LIB FUNC [-w MS] [-s] [-d SECONDS] [-r PIDFILE]
+ * -s: spin while waiting (so that a profiler sees the process before the
+ * dlopen), instead of sleeping.
  * FUNC is unsigned long FUNC(unsigned long) in LIB. */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -38,17 +40,19 @@ int main(int argc, char **argv)
 	long wait_ms = 1000;
 	const char *pidfile = NULL;
 	unsigned long n = 0;
+	int spin = 0;
 	void *h;
 	spin_fn f;
 	int c;
 
 	if (argc < 3) {
-		fprintf(stderr, "USAGE: dlopen_late LIB FUNC [-w MS] [-d SECONDS] [-r PIDFILE]\n");
+		fprintf(stderr, "USAGE: dlopen_late LIB FUNC [-w MS] [-s] [-d SECONDS] [-r PIDFILE]\n");
 		return 2;
 	}
 	optind = 3;
-	while ((c = getopt(argc, argv, "w:d:r:")) != -1) {
+	while ((c = getopt(argc, argv, "w:sd:r:")) != -1) {
 		switch (c) {
+		case 's': spin = 1; break;
 		case 'w': wait_ms = atol(optarg); break;
 		case 'd': secs = atof(optarg); break;
 		case 'r': pidfile = optarg; break;
@@ -61,7 +65,13 @@ int main(int argc, char **argv)
 		if (!p || fprintf(p, "%d\n", (int)getpid()) < 0 || fclose(p))
 			return 1;
 	}
-	usleep((useconds_t)wait_ms * 1000);
+	if (spin) {
+		end = now_s() + (double)wait_ms / 1000;
+		while (now_s() < end)
+			sink++;
+	} else {
+		usleep((useconds_t)wait_ms * 1000);
+	}
 	h = dlopen(argv[1], RTLD_NOW);
 	if (!h) {
 		fprintf(stderr, "dlopen_late: %s\n", dlerror());

@@ -387,6 +387,16 @@ int unwinder__add(struct unwinder *u, pid_t pid)
 	return 0;
 }
 
+size_t unwinder__refresh(struct unwinder *u)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < u->nprocs; i++)
+		if (u->procs[i].pid && !unwinder__add(u, u->procs[i].pid))
+			n++;
+	return n;
+}
+
 size_t unwinder__sweep(struct unwinder *u)
 {
 	size_t i, n = 0;

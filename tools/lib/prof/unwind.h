@@ -55,6 +55,10 @@ void unwinder__set_cache(struct unwinder *u, struct cficache *cache);
  * errno (the process is gone, or unwind_procs is full: -ENOSPC). */
 int unwinder__add(struct unwinder *u, pid_t pid);
 
+/* unwinder__add again for every process that has tables: their mappings
+ * since (dlopen). Return how many were looked at. */
+size_t unwinder__refresh(struct unwinder *u);
+
 /* Give up the slots of processes that have exited, for new ones. Return
  * how many. */
 size_t unwinder__sweep(struct unwinder *u);

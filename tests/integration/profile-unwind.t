@@ -175,6 +175,7 @@ ok "$([ "$n" -ge 100 ] && [ "$main" -ge 95 ]; echo $?)" \
 rows=$(sed -n 's/.*unwind tables: [0-9]* objects, \([0-9]*\) rows in \([0-9]*\) row map.*/\1 \2/p' \
 	"$T/redis.err")
 diag "redis-server's tables: rows and row maps: $rows"
+# shellcheck disable=SC2086 # two numbers, split on purpose
 ok "$(set -- $rows; [ "${1:-0}" -gt 65536 ] && [ "${2:-0}" -ge 2 ]; echo $?)" \
 	"its tables fill more than one row map ($rows)"
 

@@ -990,11 +990,17 @@ static void missed_switches(struct profiler *pr)
  * said. */
 static int stop_capture(struct profiler *pr, uint64_t t0)
 {
+	uint64_t end;
 	int i, err;
 
 	for (i = 0; i < pr->nlinks; i++)
 		bpf_link__destroy(pr->links[i]);
 	pr->nlinks = 0;
+	/* the capture's end for the threads still off the CPU, read before
+	 * the switch program goes: one that runs again after it is not seen,
+	 * and counting it up to the flush below would count the drains' time,
+	 * K times for a period noted 1 in K */
+	end = proc__bpf_clock_ns();
 	bpf_link__destroy(pr->switch_link);
 	pr->switch_link = NULL;
 	bpf_link__destroy(pr->wakeup_link);
@@ -1006,9 +1012,9 @@ static int stop_capture(struct profiler *pr, uint64_t t0)
 	err = capture__drain(&pr->c);
 	if (!err)
 		err = capture__drain(&pr->c);
-	/* threads still off the CPU: their time up to now */
+	/* threads still off the CPU: their time up to the end */
 	if (!err && pr->env.mode != PROF_MODE_CPU)
-		err = capture__flush_offstart(&pr->c, proc__bpf_clock_ns());
+		err = capture__flush_offstart(&pr->c, end);
 	if (err) {
 		p_err("cannot read the counts: %s", strerror(-err));
 		return -1;

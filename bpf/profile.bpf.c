@@ -57,9 +57,12 @@ struct {
 	__type(value, __u64);
 } pids SEC(".maps");
 
-/* Preallocated: a map that allocates on update can fail with ENOMEM in the
- * timer interrupt when its per-CPU cache runs dry. User space deletes every
- * stack it has copied, so this holds one drain period's distinct stacks. */
+/* Allocated as stacks come on 6.1 and newer (user space sets
+ * BPF_F_NO_PREALLOC): the BPF memory allocator's per-CPU caches, refilled
+ * right after each interrupt, serve one stack and one count a sample.
+ * Older kernels allocate in the timer interrupt from the slab, which may
+ * fail: there it is preallocated. User space deletes every stack it has
+ * copied, so this holds one drain period's distinct stacks. */
 struct stack_store_map stacks SEC(".maps");
 
 /* tgid -> its start time (ns since boot) when last reported to user space.

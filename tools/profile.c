@@ -696,10 +696,22 @@ static int open_load_bpf(struct profiler *pr)
 	bpf_map__set_max_entries(skel->maps.offstart, env->mode != PROF_MODE_CPU ?
 				 (__u32)env->max_threads : 1);
 	bpf_map__set_max_entries(skel->maps.pids, env->npids > 0 ? env->npids : 1);
-	/* about 1 KB of kernel memory a stack, preallocated */
+	/* about 1.2 KB of kernel memory a stack and its counts; allocated as
+	 * stacks come where perf_event programs may use such maps (6.1, the
+	 * BPF memory allocator), not all at load: at the default 8192, 11 MB
+	 * less held by the capture, and a tenth of its start-up */
 	bpf_map__set_max_entries(skel->maps.stacks, max);
 	bpf_map__set_max_entries(skel->maps.counts0, max);
 	bpf_map__set_max_entries(skel->maps.counts1, max);
+	if (kernel_at_least(6, 1)) {
+		struct bpf_map *grow[] = { skel->maps.stacks, skel->maps.counts0,
+					   skel->maps.counts1 };
+		size_t g;
+
+		for (g = 0; g < sizeof(grow) / sizeof(grow[0]); g++)
+			bpf_map__set_map_flags(grow[g], bpf_map__map_flags(grow[g]) |
+							BPF_F_NO_PREALLOC);
+	}
 	/* processes reported once: the targets, or as many as a pod runs */
 	bpf_map__set_max_entries(skel->maps.seen, env->npids ? (__u32)env->npids * 2 + 64 : 16384);
 	err = profile_bpf__load(skel);
@@ -1068,10 +1080,16 @@ static uint64_t off_total(const struct prof *p)
 	return prof__total(p) > on ? prof__total(p) - on : 0;
 }
 
+/* Objects without a table named by default; -v names them all */
+#define MISSING_SAID 8
+
 static void say_missing(const char *path, const char *why, void *arg)
 {
+	size_t *n = arg;
 	char safe[256];
 
+	if ((*n)++ >= MISSING_SAID && !log_verbose)
+		return;
 	escape__str(safe, sizeof(safe), path, strlen(path), 120, 0);
 	p_info("no unwind table for %s (%s): its frames by frame pointer", safe, why);
 }
@@ -1091,7 +1109,15 @@ static void report_unwind(struct profiler *pr)
 	       (unsigned long long)(st.max_rows * sizeof(struct unwind_row) / 1024), st.build_ms,
 	       st.cached,
 	       (unsigned long long)m->unwind_tables, (unsigned long long)m->unwind_cut);
-	unwinder__foreach_missing(pr->uw, say_missing, NULL);
+	size_t said = 0;
+
+	unwinder__foreach_missing(pr->uw, say_missing, &said);
+	if (said > MISSING_SAID && !log_verbose)
+		p_info("and %zu more objects without an unwind table (-v names them)",
+		       said - MISSING_SAID);
+	if (st.files_pe)
+		p_info("%zu .NET assemblies (PE images): their code by frame pointer, which it keeps",
+		       st.files_pe);
 	if (st.files_full || st.procs_full)
 		p_warn("unwind tables left out: %zu objects (no room in the row maps), %zu "
 		       "processes (more than %u)", st.files_full, st.procs_full, UNWIND_PROCS);

@@ -77,6 +77,10 @@ mixed="$TMPDIR_TEST/mixed.folded"
 pod_sidecar "$SIDESCOPE" profile -p "$DOTNET_PID" -F 199 -d 4 --unwind tables -o "$mixed" \
 	2>"$TMPDIR_TEST/mixed.err"
 ok $? "profile --unwind tables on the .NET sample"
+like "$(cat "$TMPDIR_TEST/mixed.err")" "[0-9]+ \\.NET assemblies \\(PE images\\): their code by frame pointer" \
+	"the assemblies' code said to go by frame pointers, in one line"
+ok "$(grep -c 'no unwind table for .*\.dll' "$TMPDIR_TEST/mixed.err" | grep -qx 0; echo $?)" \
+	"and not one line for each assembly"
 kill "$load2" 2>/dev/null
 mfib=$(awk '/SampleApp\.Fibonacci::Compute/ { n += $NF } END { print n + 0 }' "$mixed")
 mroot=$(awk '/SampleApp\.Fibonacci::Compute/ && /;(clone3|__clone3|clone);/ { n += $NF }

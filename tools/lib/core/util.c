@@ -2,8 +2,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -180,6 +182,16 @@ size_t utf8_seq_len(const unsigned char *s, size_t n)
 	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
 		return 0;
 	return len;
+}
+
+bool kernel_at_least(unsigned int major, unsigned int minor)
+{
+	struct utsname u;
+	unsigned int ma, mi;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &ma, &mi) != 2)
+		return false;
+	return ma > major || (ma == major && mi >= minor);
 }
 
 uint64_t now_ns(void)

@@ -36,6 +36,10 @@ bool str_has_prefix(const char *s, const char *prefix);
 /* Monotonic clock in nanoseconds. */
 uint64_t now_ns(void);
 
+/* Whether the running kernel's release (uname) is MAJOR.MINOR or newer;
+ * false when it cannot be told. For features no probe can tell cheaply. */
+bool kernel_at_least(unsigned int major, unsigned int minor);
+
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not one. */
 size_t utf8_seq_len(const unsigned char *s, size_t n);
 

@@ -31,6 +31,7 @@ struct uw_file {
 	uint32_t dev_major, dev_minor;
 	uint64_t inode;
 	int ok;			/* 1: rows loaded; 0: none usable (why) */
+	int pe;			/* a PE image (a .NET assembly), not ELF */
 	const char *why;
 	char *path;
 	uint32_t shard, first, count;	/* its rows: in unwind_rows[shard] */
@@ -178,9 +179,14 @@ static int read_segments(int fd, struct uw_file *f)
 	uint64_t fsize;
 	Elf *elf = elfsym__begin(fd, &fsize);
 	size_t n, i;
+	char mz[2];
 
-	if (!elf)
+	if (!elf) {
+		/* .NET maps its assemblies' ReadyToRun code straight from
+		 * the PE file; like JIT code it keeps frame pointers */
+		f->pe = pread(fd, mz, sizeof(mz), 0) == (ssize_t)sizeof(mz) && !memcmp(mz, "MZ", 2);
 		return -ENOEXEC;
+	}
 	if (elf_getphdrnum(elf, &n)) {
 		elf_end(elf);
 		return -ENOEXEC;
@@ -265,8 +271,10 @@ static struct uw_file *file_of(struct unwinder *u, pid_t pid, const struct proc_
 	if (err) {
 		f->why = err == -ENOENT ? "no .eh_frame or .debug_frame" :
 			 err == -ENOTSUP ? "not x86-64" :
-			 err == -EFBIG ? "too large a table" : "not a readable ELF file";
+			 err == -EFBIG ? "too large a table" :
+			 f->pe ? "a PE image" : "not a readable ELF file";
 		u->st.files_none++;
+		u->st.files_pe += f->pe;
 		return f;
 	}
 	sh = t.n <= UINT32_MAX ? shard_for(u, (uint32_t)t.n) : -1;
@@ -424,6 +432,6 @@ void unwinder__foreach_missing(const struct unwinder *u,
 	size_t i;
 
 	for (i = 0; i < u->nfiles; i++)
-		if (!u->files[i].ok)
+		if (!u->files[i].ok && !u->files[i].pe)
 			fn(u->files[i].path, u->files[i].why, arg);
 }

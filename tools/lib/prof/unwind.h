@@ -23,6 +23,7 @@ struct unwinder_stats {
 	size_t procs_full;	/* processes left out: unwind_procs full */
 	size_t files;		/* objects with a table */
 	size_t files_none;	/* objects without a usable one */
+	size_t files_pe;	/* of them, PE images (.NET assemblies) */
 	size_t files_full;	/* objects left out: unwind_rows full */
 	size_t maps_cut;	/* mappings past UNWIND_MAX_MAPS in a process */
 	uint64_t rows;		/* loaded */
@@ -64,7 +65,8 @@ size_t unwinder__refresh(struct unwinder *u);
 size_t unwinder__sweep(struct unwinder *u);
 
 void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st);
-/* Call FN for each object without a usable table (its path, and why). */
+/* Call FN for each object without a usable table (its path, and why),
+ * but PE images: .NET's, whose code keeps frame pointers (files_pe). */
 void unwinder__foreach_missing(const struct unwinder *u,
 			       void (*fn)(const char *path, const char *why, void *arg), void *arg);
 

@@ -434,8 +434,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 
 /* A new program image: the maps read so far no longer apply, so the
  * process is reported again at its next sample (by then the dynamic
- * loader has usually mapped its libraries). A BTF tracepoint: no tracefs. */
-SEC("tp_btf/sched_process_exec")
+ * loader has usually mapped its libraries). A raw tracepoint: no tracefs,
+ * and no kernel BTF to attach it (a CPU profile's load can do without). */
+SEC("raw_tp/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	struct bpf_pidns_info ns = {};

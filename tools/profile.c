@@ -34,6 +34,7 @@
 #include "core/util.h"
 #include "dotnet/r2r.h"
 #include "prof/capture.h"
+#include "prof/kbtf.h"
 #include "prof/unwind.h"
 #include "sym/cficache.h"
 #include "prof/prof.h"
@@ -134,8 +135,9 @@ static const struct cli_opt opts[] = {
 					"pointers where there is none, as in JIT code) or\n"
 					"auto (the default: tables on Linux 5.17 and newer,\n"
 					"else fp)" },
-	{ OPT_TABLE_CACHE, "table-cache", "DIR", "keep unwind tables in DIR for later captures, a\n"
-						 "directory of the sidecar's own, mode 0700\n"
+	{ OPT_TABLE_CACHE, "table-cache", "DIR", "keep unwind tables, and the kernel types the\n"
+						 "BPF program needs, in DIR for later captures,\n"
+						 "a directory of the sidecar's own, mode 0700\n"
 						 "(default " CFICACHE_DIR ", at most 64M);\n"
 						 "none: build them every time" },
 	{ OPT_USER, "user-only", NULL, "user-space stacks only" },
@@ -609,18 +611,16 @@ static const char *cap_hint(enum privhint_need need, int err)
  * used is no error; one that is not the sidecar's own (a link, another
  * user's, open to others) is said, the default's other failures (a
  * read-only root, no /run) only with -v. */
-static void open_table_cache(struct profiler *pr)
+static void open_cache(struct profiler *pr)
 {
 	char why[PATH_MAX + 128];
 	int err;
 
-	if (!pr->env.table_cache)
+	if (!pr->env.table_cache || pr->cache)
 		return;
 	pr->cache = cficache__open(pr->env.table_cache, CFICACHE_MAX_BYTES, why, sizeof(why));
-	if (pr->cache) {
-		unwinder__set_cache(pr->uw, pr->cache);
+	if (pr->cache)
 		return;
-	}
 	err = errno;
 	if (err == EPERM || err == ELOOP || err == ENOTDIR ||
 	    strcmp(pr->env.table_cache, CFICACHE_DIR))
@@ -638,16 +638,20 @@ static void unwind_new(void *arg, pid_t pid)
 		unwinder__add(pr->uw, pid);
 }
 
-/* Open the BPF object, size its maps and filter for the targets, load it.
- * 0, or -1 once said. */
-static int open_load_bpf(struct profiler *pr)
+/* Open the BPF object, its CO-RE relocations against the kernel types in
+ * TYPES (a BTF file) or else the kernel's BTF, size its maps and filter
+ * for the targets, load it. 0; or -1, once said, or with *LOAD_ERR the
+ * load's error, not said. */
+static int load_bpf(struct profiler *pr, const char *types, int *load_err)
 {
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = types);
 	struct env *env = &pr->env;
 	struct profile_bpf *skel;
 	__u32 max = (__u32)env->max_stacks;
 	int err;
 
-	skel = pr->skel = profile_bpf__open();
+	*load_err = 0;
+	skel = pr->skel = profile_bpf__open_opts(&oo);
 	if (!skel) {
 		err = errno;
 		p_err("failed to open BPF object: %s%s", strerror(err), cap_hint(PRIVHINT_BPF, err));
@@ -716,10 +720,79 @@ static int open_load_bpf(struct profiler *pr)
 	bpf_map__set_max_entries(skel->maps.seen, env->npids ? (__u32)env->npids * 2 + 64 : 16384);
 	err = profile_bpf__load(skel);
 	if (err) {
-		p_err("failed to load BPF program: %s%s", strerror(-err), cap_hint(PRIVHINT_BPF, -err));
+		*load_err = err;
 		return -1;
 	}
 	return 0;
+}
+
+/* The kernel types the BPF object needs, kept by an earlier capture under
+ * KEY: a memory file holding them, or -1 */
+static int kept_kernel_types(struct profiler *pr, uint64_t key)
+{
+	void *buf;
+	size_t len;
+	int fd;
+
+	if (cficache__get_blob(pr->cache, key, KBTF_MAX_BYTES, &buf, &len))
+		return -1;
+	fd = kbtf__memfd(buf, len);
+	free(buf);
+	if (fd < 0) {
+		p_debug("kept kernel types unusable: %s", strerror(errno));
+		cficache__drop_blob(pr->cache, key);
+	}
+	return fd;
+}
+
+/* Keep the kernel types the loaded object needs, for the next capture */
+static void keep_kernel_types(struct profiler *pr, uint64_t key)
+{
+	void *buf;
+	size_t len;
+	int err = kbtf__make(bpf_object__btf(pr->skel->obj), &buf, &len);
+
+	if (!err)
+		err = cficache__put_blob(pr->cache, key, buf, len);
+	free(buf);
+	if (err)
+		p_debug("kernel types not kept: %s", strerror(-err));
+	else
+		p_debug("kernel types kept for the next capture (%zu bytes)", len);
+}
+
+/* load_bpf, with the kernel types an earlier capture kept where there are
+ * some (no read of the kernel's whole BTF), else the kernel's. 0, or -1
+ * once said. */
+static int open_load_bpf(struct profiler *pr)
+{
+	char types[32];
+	size_t elf_len;
+	const void *elf = profile_bpf__elf_bytes(&elf_len);
+	uint64_t key = 0;
+	int kfd = -1, err, ret;
+
+	open_cache(pr);
+	if (pr->cache && (key = kbtf__key(elf, elf_len)))
+		kfd = kept_kernel_types(pr, key);
+	snprintf(types, sizeof(types), "/proc/self/fd/%d", kfd);
+	ret = load_bpf(pr, kfd >= 0 ? types : NULL, &err);
+	if (ret && err && kfd >= 0) {
+		p_debug("the kept kernel types would not do (%s): the kernel's own", strerror(-err));
+		cficache__drop_blob(pr->cache, key);
+		profile_bpf__destroy(pr->skel);
+		pr->skel = NULL;
+		ret = load_bpf(pr, NULL, &err);
+	} else if (!ret && kfd >= 0) {
+		p_debug("kernel types from the cache");
+	}
+	if (kfd >= 0)
+		close(kfd);
+	if (ret && err)
+		p_err("failed to load BPF program: %s%s", strerror(-err), cap_hint(PRIVHINT_BPF, -err));
+	else if (!ret && key && kfd < 0)
+		keep_kernel_types(pr, key);
+	return ret;
 }
 
 /* A perf event sampling at HZ on every online CPU, each running the
@@ -791,7 +864,8 @@ static int attach_bpf(struct profiler *pr)
 			p_err("cannot map the unwind table map: %s", strerror(errno));
 			return -1;
 		}
-		open_table_cache(pr);
+		if (pr->cache)
+			unwinder__set_cache(pr->uw, pr->cache);
 		for (i = 0; i < env->npids; i++)
 			unwinder__add(pr->uw, env->pids[i]);
 		c->on_new = unwind_new;

@@ -70,6 +70,22 @@ like "$(cat "$T/chain-cached.err")" "\(${objs:-x} from the cache\)" \
 	"takes all its ${objs:-?} tables from the cache"
 main=$(share "$T/chain-cached.folded" ';main;chain_a;chain_b;chain_c;spin_leaf ')
 ok "$([ "$main" -ge 90 ]; echo $?)" "and walks the same whole chain ($main%)"
+# ---- and the kernel types the BPF program needs ------------------------------
+# (a copy of the few the program names, so that a load reads no more of the
+# kernel's BTF)
+ls "$T/cache"/*.blb > /dev/null 2>&1
+ok "$?" "the kernel types the BPF program needs are kept in the cache directory"
+profile_nofp chain tables chain-types -v
+like "$(cat "$T/chain-types.err")" "kernel types from the cache" "a later capture loads with them"
+main=$(share "$T/chain-types.folded" ';main;chain_a;chain_b;chain_c;spin_leaf ')
+ok "$([ "$main" -ge 90 ]; echo $?)" "with the same stacks ($main% whole)"
+blob=$(ls "$T/cache"/*.blb | head -n 1)
+printf 'X' | dd of="$blob" bs=1 seek=200 conv=notrunc 2> /dev/null
+profile_nofp chain tables chain-types2 -v
+is "$?" 0 "a damaged copy of the kernel types"
+like "$(cat "$T/chain-types2.err")" "kernel types kept for the next capture" \
+	"is not used, and made again"
+
 profile_nofp chain tables chain-nocache --table-cache none
 like "$(cat "$T/chain-nocache.err")" "\(0 from the cache\)" "--table-cache none builds them"
 ok "$([ ! -e none ] && [ ! -e "$T/none" ]; echo $?)" "and keeps none"

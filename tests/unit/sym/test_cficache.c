@@ -144,6 +144,31 @@ int main(void)
 	cficache__stats(c, &cs);
 	ok(cs.hits == 1 && cs.bad >= 3 && cs.stored >= 4, "counted: %zu hits, %zu bad, %zu stored",
 	   cs.hits, cs.bad, cs.stored);
+
+	/* blobs: back whole under their key only; damaged or too large, a
+	 * miss, and removed */
+	{
+		static const char blob[] = "the kernel types of a BPF object";
+		char bpath[600];
+		void *b;
+		size_t bl;
+
+		is_int(cficache__get_blob(c, 42, 1024, &b, &bl), -ENOENT, "no blob yet: a miss");
+		is_int(cficache__put_blob(c, 42, blob, sizeof(blob)), 0, "a blob is stored");
+		ok(cficache__get_blob(c, 42, 1024, &b, &bl) == 0 && bl == sizeof(blob) &&
+			   !memcmp(b, blob, bl), "and comes back whole");
+		free(b);
+		is_int(cficache__get_blob(c, 43, 1024, &b, &bl), -ENOENT, "not under another key");
+		is_int(cficache__get_blob(c, 42, 8, &b, &bl), -ENOENT, "nor when larger than asked");
+		cficache__put_blob(c, 42, blob, sizeof(blob));
+		snprintf(bpath, sizeof(bpath), "%s/%016x.blb", dir, 42);
+		damage(bpath, 40);	/* in the bytes */
+		is_int(cficache__get_blob(c, 42, 1024, &b, &bl), -ENOENT, "a damaged blob: a miss");
+		ok(access(bpath, F_OK) != 0, "and it is removed");
+		cficache__put_blob(c, 42, blob, sizeof(blob));
+		cficache__drop_blob(c, 42);
+		ok(access(bpath, F_OK) != 0, "a blob dropped is gone");
+	}
 	cficache__close(c);
 
 	/* the size limit: the entry used longest ago goes first */

@@ -269,7 +269,8 @@ static void prune(struct cficache *c, uint64_t room)
 		struct stat st;
 		size_t nl = strlen(d->d_name);
 
-		if (nl < 5 || nl >= sizeof(e->name) || strcmp(d->d_name + nl - 4, ".cfi") ||
+		if (nl < 5 || nl >= sizeof(e->name) ||
+		    (strcmp(d->d_name + nl - 4, ".cfi") && strcmp(d->d_name + nl - 4, ".blb")) ||
 		    fstatat(c->dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
 		if (n == cap) {
@@ -299,12 +300,39 @@ static void prune(struct cficache *c, uint64_t room)
 	free(e);
 }
 
+/* Write HEAD then BODY as entry NAME: to a temporary name renamed into
+ * place. 0 or a negative errno, nothing left behind on failure. */
+static int store(struct cficache *c, const char *name, const void *head, size_t hlen,
+		 const void *body, size_t blen)
+{
+	char tmp[48];
+	int fd, err;
+
+	prune(c, hlen + blen);
+	snprintf(tmp, sizeof(tmp), ".%s.%d", name, (int)getpid());
+	fd = openat(c->dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (write_all(fd, head, hlen) || write_all(fd, body, blen)) {
+		err = errno;
+		close(fd);
+		unlinkat(c->dfd, tmp, 0);
+		return -err;
+	}
+	if (close(fd) || renameat(c->dfd, tmp, c->dfd, name)) {
+		err = errno;
+		unlinkat(c->dfd, tmp, 0);
+		return -err;
+	}
+	c->st.stored++;
+	return 0;
+}
+
 int cficache__put(struct cficache *c, const struct stat *fst, const struct cfi_table *t)
 {
 	struct header h;
-	char name[32], tmp[48];
+	char name[32];
 	size_t bytes = t->n * sizeof(struct cfi_row);
-	int fd, err;
 
 	if (!t->n || t->n > CFITAB_MAX_ROWS || sizeof(h) + bytes > c->max_bytes)
 		return -EFBIG;
@@ -322,22 +350,81 @@ int cficache__put(struct cficache *c, const struct stat *fst, const struct cfi_t
 	h.debug_frame = (uint64_t)t->st.debug_frame;
 	h.check = hash__bytes(t->rows, bytes);
 	name_of(&h.key, name, sizeof(name));
-	prune(c, sizeof(h) + bytes);
-	snprintf(tmp, sizeof(tmp), ".%s.%d", name, (int)getpid());
-	fd = openat(c->dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	if (write_all(fd, &h, sizeof(h)) || write_all(fd, t->rows, bytes)) {
-		err = errno;
-		close(fd);
-		unlinkat(c->dfd, tmp, 0);
-		return -err;
+	return store(c, name, &h, sizeof(h), t->rows, bytes);
+}
+
+/* A blob's header */
+struct blob_header {
+	char magic[8];
+	uint64_t key, len, check;	/* check: a hash of the bytes */
+};
+
+#define BLOB_MAGIC "ssblob\0\1"
+
+static void blob_name(uint64_t key, char *buf, size_t len)
+{
+	snprintf(buf, len, "%016" PRIx64 ".blb", key);
+}
+
+int cficache__get_blob(struct cficache *c, uint64_t key, size_t max, void **buf, size_t *len)
+{
+	struct blob_header h;
+	struct stat st;
+	char name[32];
+	void *b = NULL;
+	int fd;
+
+	*buf = NULL;
+	*len = 0;
+	blob_name(key, name, sizeof(name));
+	fd = openat(c->dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		c->st.misses++;
+		return -ENOENT;
 	}
-	if (close(fd) || renameat(c->dfd, tmp, c->dfd, name)) {
-		err = errno;
-		unlinkat(c->dfd, tmp, 0);
-		return -err;
-	}
-	c->st.stored++;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (uint64_t)st.st_size < sizeof(h) || read_all(fd, &h, sizeof(h)) ||
+	    memcmp(h.magic, BLOB_MAGIC, sizeof(h.magic)) || h.key != key || h.len == 0 ||
+	    h.len > max || (uint64_t)st.st_size != sizeof(h) + h.len)
+		goto bad;
+	b = malloc((size_t)h.len);
+	if (!b || read_all(fd, b, (size_t)h.len) || hash__bytes(b, (size_t)h.len) != h.check)
+		goto bad;
+	futimens(fd, NULL);
+	close(fd);
+	c->st.hits++;
+	*buf = b;
+	*len = (size_t)h.len;
 	return 0;
+bad:
+	free(b);
+	close(fd);
+	cficache__drop_blob(c, key);
+	c->st.bad++;
+	c->st.misses++;
+	return -ENOENT;
+}
+
+int cficache__put_blob(struct cficache *c, uint64_t key, const void *buf, size_t len)
+{
+	struct blob_header h;
+	char name[32];
+
+	if (!len || sizeof(h) + len > c->max_bytes)
+		return -EFBIG;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, BLOB_MAGIC, sizeof(h.magic));
+	h.key = key;
+	h.len = len;
+	h.check = hash__bytes(buf, len);
+	blob_name(key, name, sizeof(name));
+	return store(c, name, &h, sizeof(h), buf, len);
+}
+
+void cficache__drop_blob(struct cficache *c, uint64_t key)
+{
+	char name[32];
+
+	blob_name(key, name, sizeof(name));
+	unlinkat(c->dfd, name, 0);
 }

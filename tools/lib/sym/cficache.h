@@ -13,7 +13,9 @@
  * version, key, size, sorted rows, known rules), else ignored and rebuilt.
  * Writes go to a temporary name (O_EXCL, no links followed) renamed into
  * place; a full disk loses the entry, not the capture. The directory is
- * kept under a size limit, the entries used longest ago removed first. */
+ * kept under a size limit, the entries used longest ago removed first.
+ * Blobs (cficache__put_blob) are entries of the same kind, for other
+ * things worth keeping between captures. */
 #ifndef SIDESCOPE_CFICACHE_H
 #define SIDESCOPE_CFICACHE_H
 
@@ -45,6 +47,16 @@ int cficache__get(struct cficache *c, const struct stat *st, struct cfi_table *t
 /* Keep T as the table of the file ST describes. 0 or a negative errno
  * (nothing is left behind on failure). */
 int cficache__put(struct cficache *c, const struct stat *st, const struct cfi_table *t);
+
+/* Other things worth keeping between captures (prof/kbtf's kernel types):
+ * the bytes stored under KEY, at most MAX of them, checked whole, into
+ * *BUF (free it) and *LEN: 0, or -ENOENT when there are none usable (a
+ * damaged blob is removed). */
+int cficache__get_blob(struct cficache *c, uint64_t key, size_t max, void **buf, size_t *len);
+/* Keep LEN bytes at BUF under KEY. 0 or a negative errno. */
+int cficache__put_blob(struct cficache *c, uint64_t key, const void *buf, size_t len);
+/* Remove what KEY stands for (found wrong after all). */
+void cficache__drop_blob(struct cficache *c, uint64_t key);
 
 void cficache__stats(const struct cficache *c, struct cficache_stats *st);
 

@@ -13,6 +13,7 @@
 
 #include "core/appfile.h"
 #include "core/escape.h"
+#include "core/hash.h"
 #include "core/proc.h"
 #include "core/util.h"
 
@@ -567,15 +568,29 @@ fail:
 
 struct proc_maps *proc_maps__load(pid_t pid)
 {
+	uint64_t h;
+
+	return proc_maps__load_changed(pid, 0, &h);
+}
+
+struct proc_maps *proc_maps__load_changed(pid_t pid, uint64_t last, uint64_t *hash)
+{
 	struct proc_maps *m = NULL;
 	char *buf;
 	size_t len;
 	int err;
 	bool cut;
 
+	*hash = 0;
 	err = read_proc_file_max(pid, "maps", PROC_MAPS_MAX, &buf, &len, &cut);
 	if (err) {
 		errno = -err;
+		return NULL;
+	}
+	*hash = hash__bytes(buf, len) | 1;
+	if (*hash == last) {
+		free(buf);
+		errno = 0;
 		return NULL;
 	}
 	if (cut) {

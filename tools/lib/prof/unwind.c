@@ -51,6 +51,7 @@ struct uw_proc {
 	uint32_t slot;
 	struct uw_maps last;	/* as written: unchanged, not written again
 				 * (a walker may be reading it) */
+	uint64_t maps_hash;	/* of the /proc/PID/maps text LAST came from */
 };
 
 /* One row map of unwind_rows */
@@ -316,15 +317,18 @@ int unwinder__add(struct unwinder *u, pid_t pid)
 	struct proc_maps *maps;
 	struct uw_proc *p = NULL;
 	__u32 key = (__u32)pid;
+	uint64_t hash;
 	size_t i;
 	int j;
 
 	for (i = 0; i < u->nprocs; i++)
 		if (u->procs[i].pid == pid)
 			p = &u->procs[i];
-	maps = proc_maps__load(pid);
+	/* looked at again every 250 ms: its mappings parsed only when the
+	 * text changed */
+	maps = proc_maps__load_changed(pid, p ? p->maps_hash : 0, &hash);
 	if (!maps)
-		return -errno;
+		return errno ? -errno : 0;
 	memset(&up, 0, sizeof(up));
 	for (i = 0; i < maps->n; i++) {
 		const struct proc_map *m = &maps->maps[i];
@@ -379,8 +383,10 @@ int unwinder__add(struct unwinder *u, pid_t pid)
 		memset(&p->last, 0xff, sizeof(p->last));	/* written below */
 		u->st.procs++;
 	}
-	if (!memcmp(&p->last, &up, sizeof(up)))
+	if (!memcmp(&p->last, &up, sizeof(up))) {
+		p->maps_hash = hash;
 		return 0;
+	}
 	p->last = up;
 	/* the mappings, then their number, then the process's slot */
 	for (i = 0; i < up.n; i++) {
@@ -392,6 +398,7 @@ int unwinder__add(struct unwinder *u, pid_t pid)
 	if (bpf_map_update_elem(u->procs_fd, &p->slot, &up.n, BPF_ANY) ||
 	    bpf_map_update_elem(u->pids_fd, &key, &p->slot, BPF_ANY))
 		return -errno;
+	p->maps_hash = hash;
 	return 0;
 }
 

@@ -34,6 +34,8 @@ struct header {
 struct cficache {
 	int dfd;
 	uint64_t max_bytes;
+	uint64_t total;		/* bytes of entries, as last counted plus stored since */
+	int counted;		/* total holds: the directory was read once */
 	struct cficache_stats st;
 };
 
@@ -247,7 +249,7 @@ bad:
 }
 
 /* Remove entries, those used longest ago first, until the directory holds
- * at most max_bytes less ROOM. */
+ * at most max_bytes less ROOM; count what is left. */
 static void prune(struct cficache *c, uint64_t room)
 {
 	struct ent { char name[32]; int64_t t; uint64_t size; } *e = NULL, tmp;
@@ -298,6 +300,8 @@ static void prune(struct cficache *c, uint64_t room)
 		if (!unlinkat(c->dfd, e[i].name, 0))
 			total -= e[i].size;
 	free(e);
+	c->total = total;
+	c->counted = 1;
 }
 
 /* Write HEAD then BODY as entry NAME: to a temporary name renamed into
@@ -308,7 +312,11 @@ static int store(struct cficache *c, const char *name, const void *head, size_t 
 	char tmp[48];
 	int fd, err;
 
-	prune(c, hlen + blen);
+	/* the directory is read at the first store, then again only when the
+	 * entries stored since may have filled it (an entry replaced is
+	 * counted twice: an early prune, which counts afresh) */
+	if (!c->counted || c->total + hlen + blen > c->max_bytes)
+		prune(c, hlen + blen);
 	snprintf(tmp, sizeof(tmp), ".%s.%d", name, (int)getpid());
 	fd = openat(c->dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
@@ -324,6 +332,7 @@ static int store(struct cficache *c, const char *name, const void *head, size_t 
 		unlinkat(c->dfd, tmp, 0);
 		return -err;
 	}
+	c->total += hlen + blen;
 	c->st.stored++;
 	return 0;
 }

@@ -1003,6 +1003,24 @@ static void adjust_sampling(struct profiler *pr, uint64_t now)
 		c->meta.off_every_max = *cur;
 }
 
+/* Milliseconds from NOW until the capture loop has something to do: the
+ * end, a drain, a look at the targets' maps (unwind tables), or with
+ * EVERY_100MS the sampling rate or the progress line; 1 to 250. */
+static int poll_ms(const struct profiler *pr, uint64_t now, uint64_t t0, uint64_t last_drain,
+		   uint64_t last_unwind, bool every_100ms)
+{
+	uint64_t next = last_drain + DRAIN_NS, ms;
+
+	if (pr->env.secs && t0 + pr->env.secs * 1000000000ull < next)
+		next = t0 + pr->env.secs * 1000000000ull;
+	if (pr->uw && last_unwind + 250000000ull < next)
+		next = last_unwind + 250000000ull;
+	if (every_100ms && now + 100000000ull < next)
+		next = now + 100000000ull;
+	ms = next > now ? (next - now + 999999) / 1000000 : 1;
+	return ms < 1 ? 1 : ms > 250 ? 250 : (int)ms;
+}
+
 /* Sample until the duration is over, a signal or every target gone,
  * draining every DRAIN_NS. 0, or -1 once said. */
 static int run_capture(struct profiler *pr, uint64_t t0)
@@ -1043,8 +1061,9 @@ static int run_capture(struct profiler *pr, uint64_t t0)
 			show_progress(pr, now - t0);
 		}
 		/* processes first sampled: watched within milliseconds, while
-		 * they live (a signal ends the wait early) */
-		err = capture__poll(&pr->c, 100);
+		 * they live (a signal ends the wait early); else asleep until
+		 * the next of the above is due */
+		err = capture__poll(&pr->c, poll_ms(pr, now, t0, last_drain, last_unwind, adapt || tty));
 		if (err < 0 && err != -EINTR) {
 			p_err("cannot read the BPF ring buffer: %s", strerror(-err));
 			return -1;

@@ -198,6 +198,26 @@ static int rows_ok(const struct cfi_row *r, size_t n)
 	return 1;
 }
 
+/* Entry NAME opened, *ST its fstat and its first HLEN bytes in HEAD: the
+ * descriptor; -ENOENT (a miss, counted) when there is none, -EINVAL when
+ * it is no entry of ours (not a regular file of ours, too short). */
+static int open_entry(struct cficache *c, const char *name, struct stat *st, void *head,
+		      size_t hlen)
+{
+	int fd = openat(c->dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		c->st.misses++;
+		return -ENOENT;
+	}
+	if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_uid != geteuid() ||
+	    (uint64_t)st->st_size < hlen || read_all(fd, head, hlen)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
 int cficache__get(struct cficache *c, const struct stat *fst, struct cfi_table *t)
 {
 	struct header h;
@@ -210,14 +230,12 @@ int cficache__get(struct cficache *c, const struct stat *fst, struct cfi_table *
 	memset(t, 0, sizeof(*t));
 	key_of(fst, &k);
 	name_of(&k, name, sizeof(name));
-	fd = openat(c->dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		c->st.misses++;
+	fd = open_entry(c, name, &st, &h, sizeof(h));
+	if (fd == -ENOENT)
 		return -ENOENT;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (uint64_t)st.st_size < sizeof(h) || read_all(fd, &h, sizeof(h)) ||
-	    memcmp(h.magic, MAGIC, sizeof(h.magic)) || h.version != VERSION ||
+	if (fd < 0)
+		goto bad_name;
+	if (memcmp(h.magic, MAGIC, sizeof(h.magic)) || h.version != VERSION ||
 	    h.row_size != sizeof(struct cfi_row) || memcmp(&h.key, &k, sizeof(k)) ||
 	    h.n == 0 || h.n > CFITAB_MAX_ROWS ||
 	    (uint64_t)st.st_size != sizeof(h) + h.n * sizeof(struct cfi_row))
@@ -242,6 +260,7 @@ bad:
 	free(t->rows);
 	memset(t, 0, sizeof(*t));
 	close(fd);
+bad_name:
 	unlinkat(c->dfd, name, 0);	/* rebuilt and stored again */
 	c->st.bad++;
 	c->st.misses++;
@@ -386,14 +405,12 @@ int cficache__get_blob(struct cficache *c, uint64_t key, size_t max, void **buf,
 	*buf = NULL;
 	*len = 0;
 	blob_name(key, name, sizeof(name));
-	fd = openat(c->dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		c->st.misses++;
+	fd = open_entry(c, name, &st, &h, sizeof(h));
+	if (fd == -ENOENT)
 		return -ENOENT;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (uint64_t)st.st_size < sizeof(h) || read_all(fd, &h, sizeof(h)) ||
-	    memcmp(h.magic, BLOB_MAGIC, sizeof(h.magic)) || h.key != key || h.len == 0 ||
+	if (fd < 0)
+		goto bad_name;
+	if (memcmp(h.magic, BLOB_MAGIC, sizeof(h.magic)) || h.key != key || h.len == 0 ||
 	    h.len > max || (uint64_t)st.st_size != sizeof(h) + h.len)
 		goto bad;
 	b = malloc((size_t)h.len);
@@ -408,6 +425,7 @@ int cficache__get_blob(struct cficache *c, uint64_t key, size_t max, void **buf,
 bad:
 	free(b);
 	close(fd);
+bad_name:
 	cficache__drop_blob(c, key);
 	c->st.bad++;
 	c->st.misses++;

@@ -566,14 +566,57 @@ fail:
 	return err;
 }
 
-struct proc_maps *proc_maps__load(pid_t pid)
+/* The hash of the first PROC_MAPS_MAX bytes of /proc/PID/maps, read in
+ * pieces (no buffer the size of the file): 0 or a negative errno */
+static int hash_maps(pid_t pid, uint64_t *hash)
 {
-	uint64_t h;
+	char path[PATH_MAX], piece[65536];
+	uint64_t h = HASH_SEED;
+	size_t total = 0;
+	ssize_t r;
+	int err = proc_path(path, sizeof(path), pid, "maps"), fd;
 
-	return proc_maps__load_changed(pid, 0, &h);
+	if (err)
+		return err;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (total < PROC_MAPS_MAX) {
+		r = read(fd, piece, sizeof(piece));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = -errno;
+			close(fd);
+			return err;
+		}
+		if (r == 0)
+			break;
+		h = hash__more(h, piece, (size_t)r);
+		total += (size_t)r;
+	}
+	close(fd);
+	*hash = hash__u64(h) | 1;
+	return 0;
 }
 
 struct proc_maps *proc_maps__load_changed(pid_t pid, uint64_t last, uint64_t *hash)
+{
+	int err = hash_maps(pid, hash);
+
+	if (err) {
+		*hash = 0;
+		errno = -err;
+		return NULL;
+	}
+	if (*hash == last) {
+		errno = 0;
+		return NULL;
+	}
+	return proc_maps__load(pid);
+}
+
+struct proc_maps *proc_maps__load(pid_t pid)
 {
 	struct proc_maps *m = NULL;
 	char *buf;
@@ -581,16 +624,9 @@ struct proc_maps *proc_maps__load_changed(pid_t pid, uint64_t last, uint64_t *ha
 	int err;
 	bool cut;
 
-	*hash = 0;
 	err = read_proc_file_max(pid, "maps", PROC_MAPS_MAX, &buf, &len, &cut);
 	if (err) {
 		errno = -err;
-		return NULL;
-	}
-	*hash = hash__bytes(buf, len) | 1;
-	if (*hash == last) {
-		free(buf);
-		errno = 0;
 		return NULL;
 	}
 	if (cut) {

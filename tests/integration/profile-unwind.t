@@ -114,6 +114,18 @@ diag "qsort: $(samples "$f") samples, $main% reach main, $thru% main..qsort..cmp
 ok "$([ "$main" -ge 95 ]; echo $?)" "at least 95% reach main through sort_round ($main%)"
 ok "$([ "$thru" -ge 90 ]; echo $?)" "cmp_slow under libc's qsort frames under sort_round ($thru%)"
 
+# ---- the vDSO (the kernel's code, no file behind it) --------------------------
+profile_nofp vdso tables
+is "$?" 0 "--unwind tables on a program reading the clock in a loop"
+f="$T/vdso-tables.folded"
+in_vdso=$(share "$f" ';__vdso_[a-z_]*( |;)')
+main=$(share "$f" ';main( |;)')
+diag "vdso: $(samples "$f") samples, $in_vdso% in the vDSO, $main% reach main"
+ok "$([ "$in_vdso" -ge 50 ] && [ "$main" -ge 95 ]; echo $?)" \
+	"the vDSO's frames walked by its table: $main% reach main ($in_vdso% in the vDSO)"
+like "$(cat "$T/vdso-tables.err")" "user stacks walked by them, 0 of them cut short" \
+	"none cut short in the vDSO"
+
 # ---- a library opened after the capture began --------------------------------
 cat > "$T/late.c" << 'EOS'
 static volatile unsigned long sink;

@@ -2,11 +2,12 @@
 // CFLAGS: -O2 -fomit-frame-pointer -momit-leaf-frame-pointer
 /* nofp_chain: native code without frame pointers, as most release builds
  * and Debian's libraries are, for the unwinding tests and bench/unwind.sh.
- *   nofp_chain [-d SECONDS] [-m chain|qsort|both] [-r PIDFILE]
+ *   nofp_chain [-d SECONDS] [-m chain|qsort|both|vdso] [-r PIDFILE]
  * chain: main -> chain_a -> chain_b -> chain_c -> spin_leaf, each frame
  * with locals of its own (CFA = RSP + n, no RBP chain). qsort: main ->
  * sort_round -> libc's qsort -> cmp_slow, the comparison spinning, so
- * that the stack crosses libc's frames. both (the default) alternates. */
+ * that the stack crosses libc's frames. both (the default) alternates.
+ * vdso: only the clock, read through the vDSO (code the kernel maps). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,12 +94,13 @@ int main(int argc, char **argv)
 		case 'm': mode = optarg; break;
 		case 'r': pidfile = optarg; break;
 		default:
-			fprintf(stderr, "USAGE: nofp_chain [-d SECONDS] [-m chain|qsort|both] [-r PIDFILE]\n");
+			fprintf(stderr, "USAGE: nofp_chain [-d SECONDS] [-m chain|qsort|both|vdso] [-r PIDFILE]\n");
 			return 2;
 		}
 	}
-	if (strcmp(mode, "chain") && strcmp(mode, "qsort") && strcmp(mode, "both")) {
-		fprintf(stderr, "nofp_chain: -m chain, qsort or both\n");
+	if (strcmp(mode, "chain") && strcmp(mode, "qsort") && strcmp(mode, "both") &&
+	    strcmp(mode, "vdso")) {
+		fprintf(stderr, "nofp_chain: -m chain, qsort, both or vdso\n");
 		return 2;
 	}
 	if (pidfile) {
@@ -109,6 +111,8 @@ int main(int argc, char **argv)
 	}
 	end = now_s() + secs;
 	while (now_s() < end) {
+		if (!strcmp(mode, "vdso"))	/* all but the loop in the vDSO */
+			continue;
 		if (strcmp(mode, "qsort"))
 			sink += chain_a(n);
 		if (strcmp(mode, "chain"))

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -32,6 +33,7 @@ struct uw_file {
 	uint64_t inode;
 	int ok;			/* 1: rows loaded; 0: none usable (why) */
 	int pe;			/* a PE image (a .NET assembly), not ELF */
+	int vdso;		/* the kernel's vDSO, from this process's copy */
 	const char *why;
 	char *path;
 	uint32_t shard, first, count;	/* its rows: in unwind_rows[shard] */
@@ -72,6 +74,9 @@ struct unwinder {
 	struct uw_proc *procs;
 	size_t nprocs;
 	struct cficache *cache;	/* tables of earlier captures, or NULL */
+	long vdso_file;		/* index in files of the vDSO's; -1: not yet
+				 * built, -2: none */
+	size_t vdso_len;	/* its length, as our own maps say */
 	struct unwinder_stats st;
 };
 
@@ -95,6 +100,7 @@ struct unwinder *unwinder__new(int rows_fd, uint32_t max_rows, int procs_fd, uin
 		return NULL;
 	}
 	u->st.max_rows = max_rows;
+	u->vdso_file = -1;
 	return u;
 }
 
@@ -174,24 +180,13 @@ static int shard_for(struct unwinder *u, uint32_t n)
 	return new_shard(u, n);
 }
 
-/* The executable PT_LOAD segments of the ELF file at FD. */
-static int read_segments(int fd, struct uw_file *f)
+/* The executable PT_LOAD segments of ELF into F. */
+static int elf_segments(Elf *elf, struct uw_file *f)
 {
-	uint64_t fsize;
-	Elf *elf = elfsym__begin(fd, &fsize);
 	size_t n, i;
-	char mz[2];
 
-	if (!elf) {
-		/* .NET maps its assemblies' ReadyToRun code straight from
-		 * the PE file; like JIT code it keeps frame pointers */
-		f->pe = pread(fd, mz, sizeof(mz), 0) == (ssize_t)sizeof(mz) && !memcmp(mz, "MZ", 2);
+	if (elf_getphdrnum(elf, &n))
 		return -ENOEXEC;
-	}
-	if (elf_getphdrnum(elf, &n)) {
-		elf_end(elf);
-		return -ENOEXEC;
-	}
 	for (i = 0; i < n && f->nseg < MAX_SEGS; i++) {
 		GElf_Phdr ph;
 
@@ -202,8 +197,26 @@ static int read_segments(int fd, struct uw_file *f)
 		f->seg[f->nseg].filesz = ph.p_filesz;
 		f->nseg++;
 	}
-	elf_end(elf);
 	return f->nseg ? 0 : -ENOEXEC;
+}
+
+/* The executable PT_LOAD segments of the ELF file at FD. */
+static int read_segments(int fd, struct uw_file *f)
+{
+	uint64_t fsize;
+	Elf *elf = elfsym__begin(fd, &fsize);
+	char mz[2];
+	int err;
+
+	if (!elf) {
+		/* .NET maps its assemblies' ReadyToRun code straight from
+		 * the PE file; like JIT code it keeps frame pointers */
+		f->pe = pread(fd, mz, sizeof(mz), 0) == (ssize_t)sizeof(mz) && !memcmp(mz, "MZ", 2);
+		return -ENOEXEC;
+	}
+	err = elf_segments(elf, f);
+	elf_end(elf);
+	return err;
 }
 
 static double now_ms(void)
@@ -214,22 +227,49 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* The file of mapping M, its table built and loaded on first sight. */
-static struct uw_file *file_of(struct unwinder *u, pid_t pid, const struct proc_map *m)
+/* T's rows into a row map, for F (which then is ok); T is freed. */
+static void load_rows(struct unwinder *u, struct uw_file *f, struct cfi_table *t)
 {
-	struct cfi_table t;
-	struct uw_file *f;
-	struct stat fst = { 0 };
-	double t0;
 	size_t i;
-	int fd, err, sh;
+	int sh;
 
-	for (i = 0; i < u->nfiles; i++) {
-		f = &u->files[i];
-		if (f->inode == m->inode && f->dev_major == m->dev_major &&
-		    f->dev_minor == m->dev_minor)
-			return f;
+	sh = t->n <= UINT32_MAX ? shard_for(u, (uint32_t)t->n) : -1;
+	if (sh < 0) {
+		f->why = errno == ENOSPC ? "no room left in the table maps" :
+			 "the kernel refused a table map";
+		if (errno != ENOSPC)
+			p_debug("unwind row map of %u rows: %s", (unsigned)t->n, strerror(errno));
+		u->st.files_full++;
+		cfitab__free(t);
+		return;
 	}
+	f->shard = (uint32_t)sh;
+	f->first = u->shards[sh].used;
+	f->count = (uint32_t)t->n;
+	f->base = t->base;
+	for (i = 0; i < t->n; i++) {
+		struct unwind_row *r = &u->shards[sh].rows[f->first + i];
+
+		r->pc = t->rows[i].pc;
+		r->cfa_off = t->rows[i].cfa_off;
+		r->fp_off = t->rows[i].fp_off;
+		r->cfa = t->rows[i].cfa;
+		r->fp = t->rows[i].fp;
+		r->pad = 0;
+	}
+	u->shards[sh].used += (uint32_t)t->n;
+	u->st.rows += t->n;
+	u->st.files += !f->vdso;	/* the vDSO is the kernel's, not an object of the app */
+	f->ok = 1;
+	p_debug("unwind table of %s: %zu rows (%zu unsupported)", f->path, t->n, t->st.unsupported);
+	cfitab__free(t);
+}
+
+/* A new entry of u->files for PATH (copied), or NULL (no memory). */
+static struct uw_file *new_file(struct unwinder *u, const char *path)
+{
+	struct uw_file *f;
+
 	if (u->nfiles == u->cap_files) {
 		size_t cap = u->cap_files ? u->cap_files * 2 : 64;
 		struct uw_file *nf = realloc(u->files, cap * sizeof(*nf));
@@ -241,13 +281,86 @@ static struct uw_file *file_of(struct unwinder *u, pid_t pid, const struct proc_
 	}
 	f = &u->files[u->nfiles];
 	memset(f, 0, sizeof(*f));
-	f->dev_major = m->dev_major;
-	f->dev_minor = m->dev_minor;
-	f->inode = m->inode;
-	f->path = strdup(m->path);
+	f->path = strdup(path);
 	if (!f->path)
 		return NULL;
 	u->nfiles++;
+	return f;
+}
+
+/* The vDSO's table, from the image the kernel mapped into this process:
+ * the same as in every process of its ABI and length (a target's vDSO of
+ * another length is left to frame pointers). Built once; NULL when there
+ * is none. */
+static struct uw_file *vdso_of(struct unwinder *u, const struct proc_map *m)
+{
+	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	struct proc_maps *self = NULL;
+	const struct proc_map *sm;
+	struct cfi_table t;
+	struct uw_file *f;
+	char *copy = NULL;
+	Elf *elf = NULL;
+	int err = -ENOEXEC;
+
+	if (u->vdso_file >= 0) {
+		f = &u->files[u->vdso_file];
+		return f->ok && m->end - m->start == u->vdso_len ? f : NULL;
+	}
+	if (u->vdso_file == -2)
+		return NULL;
+	u->vdso_file = -2;
+	if (!base || !(self = proc_maps__load(getpid())))
+		return NULL;
+	sm = proc_maps__find(self, base);
+	if (sm && sm->start == base && !strcmp(sm->path, "[vdso]") && sm->end - base <= (1u << 20))
+		u->vdso_len = sm->end - base;
+	proc_maps__free(self);
+	if (!u->vdso_len || !(f = new_file(u, "[vdso]")))
+		return NULL;
+	f->vdso = 1;
+	u->vdso_file = (long)(f - u->files);
+	/* libelf wants writable memory: a copy */
+	copy = malloc(u->vdso_len);
+	if (copy && elf_version(EV_CURRENT) != EV_NONE) {
+		memcpy(copy, (const void *)base, u->vdso_len);
+		elf = elf_memory(copy, u->vdso_len);
+	}
+	if (elf && elf_kind(elf) == ELF_K_ELF && !(err = elf_segments(elf, f)))
+		err = cfitab__build_elf(elf, u->vdso_len, &t);
+	if (elf)
+		elf_end(elf);
+	free(copy);
+	if (err) {
+		f->why = "no usable unwind table";
+		return NULL;
+	}
+	load_rows(u, f, &t);
+	return f->ok && m->end - m->start == u->vdso_len ? f : NULL;
+}
+
+/* The file of mapping M, its table built and loaded on first sight. */
+static struct uw_file *file_of(struct unwinder *u, pid_t pid, const struct proc_map *m)
+{
+	struct cfi_table t;
+	struct uw_file *f;
+	struct stat fst = { 0 };
+	double t0;
+	size_t i;
+	int fd, err;
+
+	for (i = 0; i < u->nfiles; i++) {
+		f = &u->files[i];
+		if (f->inode == m->inode && f->dev_major == m->dev_major &&
+		    f->dev_minor == m->dev_minor && !f->vdso)
+			return f;
+	}
+	f = new_file(u, m->path);
+	if (!f)
+		return NULL;
+	f->dev_major = m->dev_major;
+	f->dev_minor = m->dev_minor;
+	f->inode = m->inode;
 	{
 		char clean[PATH_MAX], path[PATH_MAX + 64];
 
@@ -278,36 +391,7 @@ static struct uw_file *file_of(struct unwinder *u, pid_t pid, const struct proc_
 		u->st.files_pe += f->pe;
 		return f;
 	}
-	sh = t.n <= UINT32_MAX ? shard_for(u, (uint32_t)t.n) : -1;
-	if (sh < 0) {
-		f->why = errno == ENOSPC ? "no room left in the table maps" :
-			 "the kernel refused a table map";
-		if (errno != ENOSPC)
-			p_debug("unwind row map of %u rows: %s", (unsigned)t.n, strerror(errno));
-		u->st.files_full++;
-		cfitab__free(&t);
-		return f;
-	}
-	f->shard = (uint32_t)sh;
-	f->first = u->shards[sh].used;
-	f->count = (uint32_t)t.n;
-	f->base = t.base;
-	for (i = 0; i < t.n; i++) {
-		struct unwind_row *r = &u->shards[sh].rows[f->first + i];
-
-		r->pc = t.rows[i].pc;
-		r->cfa_off = t.rows[i].cfa_off;
-		r->fp_off = t.rows[i].fp_off;
-		r->cfa = t.rows[i].cfa;
-		r->fp = t.rows[i].fp;
-		r->pad = 0;
-	}
-	u->shards[sh].used += (uint32_t)t.n;
-	u->st.rows += t.n;
-	u->st.files++;
-	f->ok = 1;
-	p_debug("unwind table of %s: %zu rows (%zu unsupported)", m->path, t.n, t.st.unsupported);
-	cfitab__free(&t);
+	load_rows(u, f, &t);
 	return f;
 }
 
@@ -336,9 +420,14 @@ int unwinder__add(struct unwinder *u, pid_t pid)
 		uint64_t vaddr = 0;
 		int found = 0;
 
-		if (m->perms[2] != 'x' || m->path[0] != '/' || !m->inode)
+		if (m->perms[2] != 'x')
 			continue;
-		f = file_of(u, pid, m);
+		if (!m->inode && !strcmp(m->path, "[vdso]"))
+			f = vdso_of(u, m);
+		else if (m->path[0] == '/' && m->inode)
+			f = file_of(u, pid, m);
+		else
+			continue;
 		if (!f || !f->ok)
 			continue;
 		for (j = 0; j < f->nseg; j++) {

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 
+#include "core/hash.h"
 #include "core/proc.h"
 #include "core/util.h"
 #include "tap.h"
@@ -138,6 +139,39 @@ static void test_maps(void)
 	proc_maps__free(NULL);
 }
 
+/* proc_maps__load_changed: parsed only when the text's hash moved */
+static void test_maps_changed(void)
+{
+	unsigned char b[200000];
+	struct proc_maps *m;
+	uint64_t h = 0, h2 = 0;
+	size_t i;
+
+	m = proc_maps__load_changed(4242, 0, &h);
+	ok(m && m->n == 8 && h, "the maps, first seen: loaded, with a hash");
+	proc_maps__free(m);
+	errno = EINVAL;
+	m = proc_maps__load_changed(4242, h, &h2);
+	ok(!m && errno == 0 && h2 == h, "the same text again: not loaded, the same hash");
+	m = proc_maps__load_changed(4242, h ^ 2, &h2);
+	ok(m && h2 == h, "a hash that differs: loaded");
+	proc_maps__free(m);
+	m = proc_maps__load_changed(4241, 0, &h2);
+	ok(!m && errno == ENOENT && h2 == 0, "no such process: ENOENT");
+
+	/* the word-wise hash: pieces of multiples of 8 bytes make the whole */
+	for (i = 0; i < sizeof(b); i++)
+		b[i] = (unsigned char)(i * 131 + (i >> 9));
+	h = hash__words(b, sizeof(b));
+	h2 = hash__u64(hash__more_words(hash__more_words(HASH_SEED, b, 65536), b + 65536,
+					sizeof(b) - 65536));
+	ok(h == h2, "hash__more_words over pieces is the hash of the whole");
+	b[123457] ^= 0x80;
+	ok(hash__words(b, sizeof(b)) != h, "one bit changed changes it");
+	b[123457] ^= 0x80;
+	ok(hash__words(b, sizeof(b) - 3) != h, "and so do fewer bytes");
+}
+
 static void test_parse_numbers(void)
 {
 	uint64_t v;
@@ -170,6 +204,7 @@ int main(void)
 	test_stat();
 	test_cmdline_cgroup();
 	test_maps();
+	test_maps_changed();
 	test_parse_numbers();
 	return done_testing();
 }

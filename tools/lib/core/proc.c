@@ -572,7 +572,7 @@ static int hash_maps(pid_t pid, uint64_t *hash)
 {
 	char path[PATH_MAX], piece[65536];
 	uint64_t h = HASH_SEED;
-	size_t total = 0;
+	size_t total = 0, fill = 0;
 	ssize_t r;
 	int err = proc_path(path, sizeof(path), pid, "maps"), fd;
 
@@ -581,8 +581,10 @@ static int hash_maps(pid_t pid, uint64_t *hash)
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	/* each piece filled before it is hashed: the same text, the same
+	 * pieces, however the kernel splits its reads */
 	while (total < PROC_MAPS_MAX) {
-		r = read(fd, piece, sizeof(piece));
+		r = read(fd, piece + fill, sizeof(piece) - fill);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -590,11 +592,17 @@ static int hash_maps(pid_t pid, uint64_t *hash)
 			close(fd);
 			return err;
 		}
+		fill += (size_t)r;
+		total += (size_t)r;
+		if (r == 0 || fill == sizeof(piece)) {
+			h = hash__more_words(h, piece, fill);
+			fill = 0;
+		}
 		if (r == 0)
 			break;
-		h = hash__more(h, piece, (size_t)r);
-		total += (size_t)r;
 	}
+	if (fill)
+		h = hash__more_words(h, piece, fill);
 	close(fd);
 	*hash = hash__u64(h) | 1;
 	return 0;

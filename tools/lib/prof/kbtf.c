@@ -268,7 +268,7 @@ uint64_t kbtf__key(const void *obj, size_t size)
 	close(fd);
 	if (n <= 0)
 		return 0;
-	k.obj = hash__bytes(obj, size);
+	k.obj = hash__words(obj, size);
 	return hash__bytes(&k, sizeof(k)) | 1;
 }
 

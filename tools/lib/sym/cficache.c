@@ -14,7 +14,7 @@
 #include "sym/cficache.h"
 
 #define MAGIC "sscfi\0\0\1"
-#define VERSION 1u
+#define VERSION 2u
 
 /* What a file is, as the kernel tells it */
 struct key {
@@ -243,7 +243,7 @@ int cficache__get(struct cficache *c, const struct stat *fst, struct cfi_table *
 	bytes = (size_t)h.n * sizeof(struct cfi_row);
 	t->rows = malloc(bytes);
 	if (!t->rows || read_all(fd, t->rows, bytes) ||
-	    hash__bytes(t->rows, bytes) != h.check || !rows_ok(t->rows, (size_t)h.n))
+	    hash__words(t->rows, bytes) != h.check || !rows_ok(t->rows, (size_t)h.n))
 		goto bad;
 	t->n = (size_t)h.n;
 	t->base = h.base;
@@ -376,7 +376,7 @@ int cficache__put(struct cficache *c, const struct stat *fst, const struct cfi_t
 	h.unsupported = t->st.unsupported;
 	h.fp_unknown = t->st.fp_unknown;
 	h.debug_frame = (uint64_t)t->st.debug_frame;
-	h.check = hash__bytes(t->rows, bytes);
+	h.check = hash__words(t->rows, bytes);
 	name_of(&h.key, name, sizeof(name));
 	return store(c, name, &h, sizeof(h), t->rows, bytes);
 }
@@ -414,7 +414,7 @@ int cficache__get_blob(struct cficache *c, uint64_t key, size_t max, void **buf,
 	    h.len > max || (uint64_t)st.st_size != sizeof(h) + h.len)
 		goto bad;
 	b = malloc((size_t)h.len);
-	if (!b || read_all(fd, b, (size_t)h.len) || hash__bytes(b, (size_t)h.len) != h.check)
+	if (!b || read_all(fd, b, (size_t)h.len) || hash__words(b, (size_t)h.len) != h.check)
 		goto bad;
 	futimens(fd, NULL);
 	close(fd);
@@ -443,7 +443,7 @@ int cficache__put_blob(struct cficache *c, uint64_t key, const void *buf, size_t
 	memcpy(h.magic, BLOB_MAGIC, sizeof(h.magic));
 	h.key = key;
 	h.len = len;
-	h.check = hash__bytes(buf, len);
+	h.check = hash__words(buf, len);
 	blob_name(key, name, sizeof(name));
 	return store(c, name, &h, sizeof(h), buf, len);
 }

@@ -9,7 +9,7 @@
 # mean and the standard deviation of the single runs over the rounds.
 #
 # USAGE: sh bench/loss.sh [ROUNDS [SECONDS [HZ]]]   (default 8 8 999; root,
-#                                                  linux-perf, GNU time)
+#                                                  linux-perf)
 # Env: SIDESCOPE_BUILD (default build), BENCH_OUT (default $BUILD/bench)
 set -eu
 build=${SIDESCOPE_BUILD:-build}
@@ -18,7 +18,6 @@ rounds=${1:-8}
 secs=${2:-8}
 hz=${3:-999}
 mkdir -p "$out"
-T=/usr/bin/time
 
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "$0")/lib/common.sh"

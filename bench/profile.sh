@@ -6,8 +6,7 @@
 # ratio, the workload's loss under each, bytes written, peak RSS, samples.
 # Then the load time of a 1,000,000-line perf map.
 #
-# USAGE: sh bench/profile.sh [SECONDS...]   (default: 10 60; root, linux-perf,
-#                                            GNU time; about 6 minutes)
+# USAGE: sh bench/profile.sh [SECONDS...]   (default: 10 60; root, linux-perf; about 6 minutes)
 # Env: SIDESCOPE_BUILD (default build), BENCH_OUT (default $BUILD/bench)
 #
 # Loss: the workload's iterations per CPU second of its own (user+sys)
@@ -19,7 +18,6 @@ build=${SIDESCOPE_BUILD:-build}
 out=${BENCH_OUT:-$build/bench}
 [ "$#" -gt 0 ] || set -- 10 60
 mkdir -p "$out"
-T=/usr/bin/time
 
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "$0")/lib/common.sh"
@@ -29,12 +27,12 @@ loss() { echo "$1 $2" | awk '{ printf "%.2f", 100 * ($1 - $2) / $1 }'; }
 mean() { echo "$1 $2" | awk '{ printf "%.1f", ($1 + $2) / 2 }'; }
 ratio() { echo "$1 $2" | awk '{ if ($2 > 0) printf "%.3f", $1 / $2; else print "-" }'; }
 sum() { awk '{ n += $NF } END { print n + 0 }' "$1"; }
-# GNU time -v fields
+# the timer's -v fields
 tv() { # FILE FIELD
 	awk -F': ' -v k="$2" '$1 ~ k { print $2 }' "$1" | head -1
 }
 cpu_s() { # FILE -> user+sys seconds
-	echo "$(tv "$1" "User time") $(tv "$1" "System time")" | awk '{ printf "%.2f", $1 + $2 }'
+	echo "$(tv "$1" "User time") $(tv "$1" "System time")" | awk '{ printf "%.3f", $1 + $2 }'
 }
 mb() { echo "$1" | awk '{ printf "%.1f", $1 / 1024 }'; }
 
@@ -73,7 +71,7 @@ perf_run() {
 	pf_record=$(cpu_s "$out/pr.time")
 	pf_script=$(cpu_s "$out/ps.time")
 	pf_fold=$(cpu_s "$out/fold.time")
-	pf_cpu=$(echo "$pf_record $pf_script $pf_fold" | awk '{ printf "%.2f", $1 + $2 + $3 }')
+	pf_cpu=$(echo "$pf_record $pf_script $pf_fold" | awk '{ printf "%.3f", $1 + $2 + $3 }')
 	pf_bytes=$(( $(wc -c < "$out/perf.data") + $(wc -c < "$out/perf.script") + \
 		$(wc -c < "$out/perf-$1-$2.folded") ))
 	pf_rss=$(mb "$(tv "$out/pr.time" "Maximum resident")")

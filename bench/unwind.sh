@@ -17,7 +17,7 @@
 # sidescope, the BPF run time per sample.
 #
 # USAGE: sh bench/unwind.sh [SECONDS [HZ]]   (default 10 99; root,
-#                                            linux-perf, GNU time, jq)
+#                                            linux-perf, jq)
 # Env: SIDESCOPE_BUILD (default build), BENCH_OUT (default $BUILD/bench)
 set -eu
 build=${SIDESCOPE_BUILD:-build}
@@ -25,7 +25,6 @@ out=${BENCH_OUT:-$build/bench}
 secs=${1:-10}
 hz=${2:-99}
 mkdir -p "$out"
-T=/usr/bin/time
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "$0")/lib/common.sh"
 
@@ -34,7 +33,7 @@ for f in "$build/sidescope" "$build/tests/progs/nofp_chain"; do
 done
 command -v perf > /dev/null || { echo "unwind.sh: perf missing (apt install linux-perf)" >&2; exit 1; }
 
-cpu_of() { awk '{ printf "%.2f", $1 + $2 }' "$1"; }
+cpu_of() { awk '{ printf "%.3f", $1 + $2 }' "$1"; }
 
 # share FOLDED COMM PATTERN: "samples share%" of COMM's lines (the first
 # field) whose frames match the awk regex PATTERN (a whole frame)
@@ -73,7 +72,7 @@ profile_with() {
 			> "$out/uw.script" 2>/dev/null
 		$T -f '%U %S' -o "$out/uw3.cpu" awk "$fold_awk" "$out/uw.script" > "$out/uw-$1.folded"
 		cpu=$(cat "$out/uw.cpu" "$out/uw2.cpu" "$out/uw3.cpu" |
-			awk '{ s += $1 + $2 } END { printf "%.2f", s }') ;;
+			awk '{ s += $1 + $2 } END { printf "%.3f", s }') ;;
 	esac
 	res="$(share "$out/uw-$1.folded" "$COMM" "$PAT") $cpu $bpfns"
 }

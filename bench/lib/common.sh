@@ -1,6 +1,12 @@
 # bench/lib/common.sh: helpers the benchmarks share, sourced after they set
-# $build, $out and $T (GNU time). Not a benchmark itself (bench/run runs
-# bench/*.sh only).
+# $build and $out. Not a benchmark itself (bench/run runs bench/*.sh only).
+
+# The timer, $T: bench/cputime (GNU time's -f and -v, to the microsecond;
+# GNU time's 10 ms steps are the whole cost of a short capture)
+mkdir -p "$out"
+cc -O2 -Wall -o "$out/cputime" "$(dirname "$0")/cputime.c" ||
+	{ echo "$0: cannot build bench/cputime.c (cc)" >&2; exit 1; }
+T=$out/cputime
 
 # Fold perf script output (-F comm,ip,sym,dso) into "comm;outer;...;leaf
 # count": a sample is a header line (comm first) then one frame a line,
@@ -27,8 +33,8 @@ function flush() {
 }
 END { flush(); for (s in count) print s, count[s] }'
 
-# start_workload SECONDS [NAME]: the bundled workload (2 threads) under GNU
-# time; $wl is the waitable job, $target its PID; its rate line goes to
+# start_workload SECONDS [NAME]: the bundled workload (2 threads) under
+# $T; $wl is the waitable job, $target its PID; its rate line goes to
 # $out/NAME.rate and its CPU to $out/NAME.cpu (NAME: wl)
 start_workload() {
 	_n=${2:-wl}

@@ -36,12 +36,15 @@ dd if=/dev/zero of="$disk/filler" bs=4k 2>/dev/null
 is "$(df -P "$out" | awk 'NR == 2 { print $4 }')" 0 "the output disk is full"
 
 log="$T/loop.log"
+# made here: the loop's redirection is opened by its child, maybe after
+# the first look at the log below
+: > "$log"
 # pushes go nowhere (connection refused): profiles stay queued in
 # STATE/push-queue, which must survive the disk filling up again
 SIDESCOPE_OUT="$out" SIDESCOPE_TARGET=$app SIDESCOPE_SCHEDULE=1s SIDESCOPE_DURATION=1 \
 	SIDESCOPE_FREQ=99 SIDESCOPE_FORMATS="pb.gz svg folded" \
 	SIDESCOPE_PUSH_URL=http://127.0.0.1:9 SIDESCOPE_PUSH_RETRIES=1 \
-	busybox sh "$loop" 2>"$log" &
+	busybox sh "$loop" 2>>"$log" &
 lp=$!
 on_exit "kill $lp"
 

@@ -165,6 +165,13 @@ __noinline __u64 take_table_stack(struct bpf_perf_event_data *ctx, __u32 tgid)
 	return unwind_user_stack(ctx, tgid);
 }
 
+/* The user stack of the current task, in the kernel at a switch or a
+ * wakeup, by its tables (0: take the frame-pointer stack) */
+static __noinline __u64 take_table_stack_tp(__u32 tgid)
+{
+	return unwind_user_stack_task(tgid);
+}
+
 /* The same for the sched_switch program (another context type): checked
  * in its caller's context. */
 static __noinline __u64 take_stack_tp(void *ctx, __u32 slot, __u64 flags)
@@ -319,7 +326,9 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, bool
 		stat_inc(PSTAT_OFF_FULL);
 		return;
 	}
-	if (want_user)
+	if (want_user && want_tables)
+		ustack = take_table_stack_tp(ns.tgid);
+	if (want_user && !ustack)
 		ustack = take_stack_tp(ctx, 0, BPF_F_USER_STACK);
 	if (want_kernel)
 		kstack = take_stack_tp(ctx, 1, 0);
@@ -414,7 +423,9 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	if (pidns_current(pidns_dev, pidns_ino, &ns) == 0)
 		w.pid = ns.tgid;
 	bpf_get_current_comm(w.comm, sizeof(w.comm));
-	if (want_user && w.pid)
+	if (want_user && w.pid && want_tables)
+		w.ustack = take_table_stack_tp(w.pid);
+	if (want_user && w.pid && !w.ustack)
 		w.ustack = take_stack_tp(ctx, 0, BPF_F_USER_STACK);
 	if (want_kernel)
 		w.kstack = take_stack_tp(ctx, 1, 0);

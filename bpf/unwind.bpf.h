@@ -14,6 +14,7 @@
 #define CFI_CFA_FP 2
 #define CFI_CFA_PLT 3
 #define CFI_CFA_END 4
+#define CFI_CFA_SP_RA_DI 6	/* after CFI_CFA_UNSUPPORTED (5) */
 #define CFI_FP_SAME 0
 #define CFI_FP_AT 1
 #define CFI_FP_UNKNOWN 2
@@ -67,6 +68,7 @@ struct {
 
 struct unwind_walk {
 	__u64 ip, sp, bp;
+	__u64 di;	/* the first frame's RDI: a return address there (vfork) */
 	__u64 hash;	/* of scratch[0, n), as stack_hash: no second loop */
 	__u32 slot;	/* in unwind_procs */
 	__u32 n;	/* frames in scratch[0] */
@@ -213,6 +215,12 @@ static long unwind_step(__u32 i, void *ctx)
 	case CFI_CFA_END:
 		w->done = 1;
 		return 1;
+	case CFI_CFA_SP_RA_DI:	/* only the first frame's registers are known */
+		if (n)
+			goto cut;
+		cfa = w->sp + (__u64)(__s64)r->cfa_off;
+		ra = w->di;
+		break;
 	default:
 		goto cut;
 	}
@@ -223,8 +231,12 @@ static long unwind_step(__u32 i, void *ctx)
 	} else if (fp == CFI_FP_UNKNOWN) {
 		bp_known = 0;
 	}
-	if (cfa <= w->sp || bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
+	if (rule == CFI_CFA_SP_RA_DI) {
+		if (cfa < w->sp)
+			goto cut;
+	} else if (cfa <= w->sp || bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8))) {
 		goto cut;
+	}
 	if (!ra) {
 		w->done = 1;
 		return 1;
@@ -239,50 +251,54 @@ cut:
 	return 1;
 }
 
-/* The user stack of the current task by its tables into the store: its
- * hash, or 0 when the process has none loaded (or the kernel lacks
- * bpf_loop), for the caller to take the frame-pointer stack instead. */
-static __always_inline __u64 unwind_user_stack(struct bpf_perf_event_data *ctx, __u32 tgid)
+/* The registers the current task entered the kernel with, into W: 0, or
+ * -1 (a kernel thread, or no bpf_task_pt_regs). */
+static __always_inline int unwind_task_regs(struct unwind_walk *w)
 {
-	struct unwind_walk w = {};
-	struct profile_stack *s;
 	struct pt_regs *regs;
-	__u32 zero = 0, *slot;
-	__u64 h, cs;
+
+	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_task_pt_regs))
+		return -1;
+	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (!regs)
+		return -1;
+	w->ip = BPF_CORE_READ(regs, ip);
+	w->sp = BPF_CORE_READ(regs, sp);
+	w->bp = BPF_CORE_READ(regs, bp);
+	w->di = BPF_CORE_READ(regs, di);
+	return w->ip ? 0 : -1;
+}
+
+/* The slot of TGID's tables into W, when tables are on and it has them:
+ * 0, else -1. */
+static __always_inline int unwind_begin(struct unwind_walk *w, __u32 tgid)
+{
+	__u32 *slot;
 
 	if (!want_tables || !bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_loop))
-		return 0;
+		return -1;
 	slot = bpf_map_lookup_elem(&unwind_pids, &tgid);
 	if (!slot)
-		return 0;
-	/* the context allows 8-byte loads only: the whole word cs sits in */
-	cs = *(volatile __u64 *)((char *)&ctx->regs + __builtin_offsetof(struct pt_regs, cs));
-	if ((cs & 3) == 3) {
-		w.ip = ctx->regs.ip;
-		w.sp = ctx->regs.sp;
-		w.bp = ctx->regs.bp;
-	} else if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_task_pt_regs)) {
-		/* in the kernel: the registers the task entered it with */
-		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-		if (!regs)
-			return 0;
-		w.ip = BPF_CORE_READ(regs, ip);
-		w.sp = BPF_CORE_READ(regs, sp);
-		w.bp = BPF_CORE_READ(regs, bp);
-		if (!w.ip)
-			return 0;	/* a kernel thread */
-	} else {
-		return 0;
-	}
-	w.slot = *slot;
-	w.bp_known = 1;
-	w.hash = STACK_HASH_SEED;
-	bpf_loop(PROFILE_MAX_DEPTH, unwind_step, &w, 0);
-	if (!w.n)
+		return -1;
+	w->slot = *slot;
+	return 0;
+}
+
+/* Walk W from its registers into the store: the stack's hash, or 0. */
+static __always_inline __u64 unwind_walk_store(struct unwind_walk *w)
+{
+	struct profile_stack *s;
+	__u32 zero = 0;
+	__u64 h;
+
+	w->bp_known = 1;
+	w->hash = STACK_HASH_SEED;
+	bpf_loop(PROFILE_MAX_DEPTH, unwind_step, w, 0);
+	if (!w->n)
 		return 0;
 	stat_inc(PSTAT_UNWIND_TABLES);
-	if (w.done != 1) {
-		if (w.n >= PROFILE_MAX_DEPTH)
+	if (w->done != 1) {
+		if (w->n >= PROFILE_MAX_DEPTH)
 			stat_inc(PSTAT_USTACK_TRUNC);
 		else
 			stat_inc(PSTAT_UNWIND_CUT);
@@ -291,12 +307,46 @@ static __always_inline __u64 unwind_user_stack(struct bpf_perf_event_data *ctx, 
 	if (!s)
 		return 0;
 	/* readers stop at the first 0, as after bpf_get_stack */
-	if (w.n < PROFILE_MAX_DEPTH)
-		s->ips[w.n] = 0;
-	h = stack_put_hashed(&stacks, s, w.hash);
+	if (w->n < PROFILE_MAX_DEPTH)
+		s->ips[w->n] = 0;
+	h = stack_put_hashed(&stacks, s, w->hash);
 	if (!h)
 		stat_inc(PSTAT_STACKS_FULL);
 	return h;
+}
+
+/* The user stack of the current task at a sample, by its tables, into the
+ * store: its hash, or 0 when the process has none loaded (or the kernel
+ * lacks bpf_loop), for the caller to take the frame-pointer stack instead. */
+static __always_inline __u64 unwind_user_stack(struct bpf_perf_event_data *ctx, __u32 tgid)
+{
+	struct unwind_walk w = {};
+	__u64 cs;
+
+	if (unwind_begin(&w, tgid))
+		return 0;
+	/* the context allows 8-byte loads only: the whole word cs sits in */
+	cs = *(volatile __u64 *)((char *)&ctx->regs + __builtin_offsetof(struct pt_regs, cs));
+	if ((cs & 3) == 3) {
+		w.ip = ctx->regs.ip;
+		w.sp = ctx->regs.sp;
+		w.bp = ctx->regs.bp;
+		w.di = ctx->regs.di;
+	} else if (unwind_task_regs(&w)) {
+		return 0;	/* in the kernel: the registers it entered with */
+	}
+	return unwind_walk_store(&w);
+}
+
+/* The same for the current task in the kernel (at a context switch, a
+ * wakeup): from the registers it entered the kernel with. */
+static __always_inline __u64 unwind_user_stack_task(__u32 tgid)
+{
+	struct unwind_walk w = {};
+
+	if (unwind_begin(&w, tgid) || unwind_task_regs(&w))
+		return 0;
+	return unwind_walk_store(&w);
 }
 
 #endif

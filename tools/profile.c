@@ -367,9 +367,8 @@ static int check_mode(struct env *env)
 		return usage_error("--%s needs --off-cpu%s", env->states_given ? "state" :
 				   env->min_given ? "min-block" : "wakers",
 				   env->mode == PROF_MODE_WALL ? " (--wall counts every moment)" : "");
-	if (env->unwind == UNWIND_TABLES && (env->kernel_only || env->mode == PROF_MODE_OFFCPU))
-		return usage_error("--unwind tables walks the user stacks of CPU samples: not "
-				   "with %s", env->kernel_only ? "--kernel-only" : "--off-cpu");
+	if (env->unwind == UNWIND_TABLES && env->kernel_only)
+		return usage_error("--unwind tables walks user stacks: not with --kernel-only");
 	if (env->mode == PROF_MODE_OFFCPU && env->hz_given)
 		return usage_error("-F does not apply to --off-cpu: every context switch "
 				   "counts (use --wall for samples and switches)");
@@ -677,7 +676,7 @@ static int load_bpf(struct profiler *pr, const char *types, int *load_err)
 	skel->rodata->want_wakers = env->wakers;
 	/* --unwind tables needs bpf_loop (5.17); auto: tables where they apply
 	 * and the kernel has it, else frame pointers */
-	if (env->unwind != UNWIND_FP && !env->kernel_only && env->mode != PROF_MODE_OFFCPU) {
+	if (env->unwind != UNWIND_FP && !env->kernel_only) {
 		bool has_loop = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop,
 							NULL) == 1;
 

@@ -2,12 +2,14 @@
 // CFLAGS: -O2 -fomit-frame-pointer -momit-leaf-frame-pointer
 /* nofp_chain: native code without frame pointers, as most release builds
  * and Debian's libraries are, for the unwinding tests and bench/unwind.sh.
- *   nofp_chain [-d SECONDS] [-m chain|qsort|both|vdso] [-r PIDFILE]
+ *   nofp_chain [-d SECONDS] [-m chain|qsort|both|vdso|block] [-r PIDFILE]
  * chain: main -> chain_a -> chain_b -> chain_c -> spin_leaf, each frame
  * with locals of its own (CFA = RSP + n, no RBP chain). qsort: main ->
  * sort_round -> libc's qsort -> cmp_slow, the comparison spinning, so
  * that the stack crosses libc's frames. both (the default) alternates.
- * vdso: only the clock, read through the vDSO (code the kernel maps). */
+ * vdso: only the clock, read through the vDSO (code the kernel maps).
+ * block: the chain, spin_leaf sleeping 1 ms in libc's nanosleep instead of
+ * spinning (for off-CPU profiles). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 static volatile unsigned long sink;
+static int blocking;	/* -m block */
 
 static double now_s(void)
 {
@@ -29,6 +32,12 @@ __attribute__((noinline)) unsigned long spin_leaf(unsigned long n)
 	volatile unsigned long local[4] = { n, 1, 2, 3 };
 	unsigned long i;
 
+	if (blocking) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);	/* off the CPU under libc's frames */
+		return n;
+	}
 	for (i = 0; i < 200000; i++)
 		local[i & 3] += i * 7;
 	return local[0] + local[1];
@@ -94,13 +103,13 @@ int main(int argc, char **argv)
 		case 'm': mode = optarg; break;
 		case 'r': pidfile = optarg; break;
 		default:
-			fprintf(stderr, "USAGE: nofp_chain [-d SECONDS] [-m chain|qsort|both|vdso] [-r PIDFILE]\n");
+			fprintf(stderr, "USAGE: nofp_chain [-d SECONDS] [-m chain|qsort|both|vdso|block] [-r PIDFILE]\n");
 			return 2;
 		}
 	}
 	if (strcmp(mode, "chain") && strcmp(mode, "qsort") && strcmp(mode, "both") &&
-	    strcmp(mode, "vdso")) {
-		fprintf(stderr, "nofp_chain: -m chain, qsort, both or vdso\n");
+	    strcmp(mode, "vdso") && strcmp(mode, "block")) {
+		fprintf(stderr, "nofp_chain: -m chain, qsort, both, vdso or block\n");
 		return 2;
 	}
 	if (pidfile) {
@@ -108,6 +117,10 @@ int main(int argc, char **argv)
 
 		if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f))
 			return 1;
+	}
+	if (!strcmp(mode, "block")) {
+		blocking = 1;
+		mode = "chain";
 	}
 	end = now_s() + secs;
 	while (now_s() < end) {

@@ -63,7 +63,14 @@ __asm__(".text\n"
 	".globl cfit_sig\n.type cfit_sig,@function\ncfit_sig:\n"
 	".cfi_startproc\n.cfi_signal_frame\n"
 	"nop\nret\n"
-	".cfi_endproc\n.size cfit_sig, .-cfit_sig\n");
+	".cfi_endproc\n.size cfit_sig, .-cfit_sig\n"
+	/* the return address popped into RDI, as glibc's vfork does */
+	".globl cfit_radi\n.type cfit_radi,@function\ncfit_radi:\n"
+	".cfi_startproc\n"
+	"popq %rdi\n.cfi_adjust_cfa_offset -8\n.cfi_register %rip, %rdi\n"
+	"nop\npushq %rdi\n.cfi_adjust_cfa_offset 8\n.cfi_rel_offset %rip, 0\n"
+	"ret\n"
+	".cfi_endproc\n.size cfit_radi, .-cfit_radi\n");
 
 void cfit_fp(void);
 void cfit_nofp(void);
@@ -71,8 +78,18 @@ void cfit_plt(void);
 void cfit_expr(void);
 void cfit_end(void);
 void cfit_sig(void);
+void cfit_radi(void);
 
 static uint64_t bias;
+
+/* no memory: a step that needs none still goes */
+static int read_none(uint64_t addr, uint64_t *out, void *ctx)
+{
+	(void)addr;
+	(void)out;
+	(void)ctx;
+	return -1;
+}
 
 
 static int main_bias(struct dl_phdr_info *info, size_t size, void *arg)
@@ -351,6 +368,21 @@ int main(void)
 	is_str(row_at(&t, cfit_expr, 0), "unsupported same", "another CFA expression is not followed");
 	is_str(row_at(&t, cfit_end, 1), "end same", "an undefined return address ends the stack");
 	is_str(row_at(&t, cfit_sig, 0), "unsupported same", "a signal frame is not followed");
+	is_str(row_at(&t, cfit_radi, 1), "sp+0,ra=rdi same", "the return address in RDI (vfork)");
+	is_str(row_at(&t, cfit_radi, 3), "sp+8 same", "after its push: at CFA - 8 again");
+	{
+		const struct cfi_row *r =
+			cfitab__find(&t, (uint64_t)(uintptr_t)cfit_radi - bias + 1);
+		struct cfi_regs regs = { .ip = 1, .sp = 0x1000, .bp = 0x2000, .di = 0x4242,
+					 .bp_known = 1, .di_known = 1 };
+
+		ok(r && cfitab__step(r, &regs, read_none, NULL) == 0 && regs.ip == 0x4242 &&
+			   regs.sp == 0x1000 && !regs.di_known,
+		   "a first frame with the return address in RDI steps to RDI's address");
+		regs.di_known = 0;
+		ok(r && cfitab__step(r, &regs, read_none, NULL) == -1,
+		   "above the first frame, RDI is not known: the walk stops");
+	}
 
 	for (i = 1; i < t.n; i++)
 		if (t.rows[i].pc <= t.rows[i - 1].pc)

@@ -14,7 +14,7 @@
 #include "sym/cficache.h"
 
 #define MAGIC "sscfi\0\0\1"
-#define VERSION 2u
+#define VERSION 3u
 
 /* What a file is, as the kernel tells it */
 struct key {
@@ -190,7 +190,7 @@ static int rows_ok(const struct cfi_row *r, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (r[i].cfa > CFI_CFA_UNSUPPORTED || r[i].fp > CFI_FP_UNKNOWN)
+		if (r[i].cfa > CFI_CFA_SP_RA_DI || r[i].fp > CFI_FP_UNKNOWN)
 			return 0;
 		if (i && r[i].pc <= r[i - 1].pc)
 			return 0;

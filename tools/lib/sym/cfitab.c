@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#define DW_REG_DI 5
 #define DW_REG_FP 6
 #define DW_REG_SP 7
 #define DW_REG_RA 16
@@ -235,6 +236,16 @@ static bool is_plt_cfa(const Dwarf_Op *o, size_t n, int64_t *off, int *k)
 	return true;
 }
 
+/* Whether OPS says "the value is in register REG" (a register rule). */
+static bool is_reg(const Dwarf_Op *o, size_t n, uint64_t reg)
+{
+	if (n != 1)
+		return false;
+	if (o[0].atom == DW_OP_regx || o[0].atom == DW_OP_bregx)
+		return o[0].number == reg && (o[0].atom == DW_OP_regx || o[0].number2 == 0);
+	return o[0].atom == DW_OP_reg0 + reg;
+}
+
 static void frame_row(Dwarf_Frame *f, int ra, bool signal, struct cfi_row *row)
 {
 	Dwarf_Op mem[3], *ops;
@@ -272,7 +283,9 @@ static void frame_row(Dwarf_Frame *f, int ra, bool signal, struct cfi_row *row)
 		row->cfa = ops ? CFI_CFA_END : CFI_CFA_UNSUPPORTED;
 		goto clean;
 	}
-	if (!is_cfa_plus(ops, n, &off) || off != -8) {
+	if (row->cfa == CFI_CFA_SP && is_reg(ops, n, DW_REG_DI)) {
+		row->cfa = CFI_CFA_SP_RA_DI;
+	} else if (!is_cfa_plus(ops, n, &off) || off != -8) {
 		row->cfa = CFI_CFA_UNSUPPORTED;
 		goto clean;
 	}
@@ -530,6 +543,9 @@ const char *cfitab__cfa_str(const struct cfi_row *r, char *buf, size_t len)
 	case CFI_CFA_NONE:
 		snprintf(buf, len, "none");
 		break;
+	case CFI_CFA_SP_RA_DI:
+		snprintf(buf, len, "sp%+d,ra=rdi", r->cfa_off);
+		break;
 	default:
 		snprintf(buf, len, "unsupported");
 		break;
@@ -566,6 +582,11 @@ int cfitab__step(const struct cfi_row *r, struct cfi_regs *regs, cfi_read_fn rd,
 			break;
 		case CFI_CFA_END:
 			return 1;
+		case CFI_CFA_SP_RA_DI:
+			if (!regs->di_known)
+				return -1;
+			cfa = regs->sp + (uint64_t)(int64_t)r->cfa_off;
+			break;
 		default:
 			return -1;
 		}
@@ -577,13 +598,19 @@ int cfitab__step(const struct cfi_row *r, struct cfi_regs *regs, cfi_read_fn rd,
 			bp_known = 0;
 		}
 	}
-	if (cfa <= regs->sp || rd(cfa - 8, &ra, ctx))
+	if (r && r->cfa == CFI_CFA_SP_RA_DI) {
+		if (cfa < regs->sp)
+			return -1;
+		ra = regs->di;
+	} else if (cfa <= regs->sp || rd(cfa - 8, &ra, ctx)) {
 		return -1;
+	}
 	if (!ra)
 		return 1;
 	regs->ip = ra;
 	regs->sp = cfa;
 	regs->bp = bp;
 	regs->bp_known = bp_known;
+	regs->di_known = 0;
 	return 0;
 }

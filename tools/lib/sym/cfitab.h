@@ -30,6 +30,11 @@ enum cfi_cfa_rule {
 	CFI_CFA_PLT,
 	CFI_CFA_END,		/* the outermost frame: no return address */
 	CFI_CFA_UNSUPPORTED,	/* a rule the walker does not follow */
+	/* CFA = RSP + cfa_off, the return address in RDI: glibc's vfork between
+	 * its pop of the return address and its push (the child runs on the
+	 * same stack). Followed in a walk's first frame only, the one whose
+	 * registers are known. */
+	CFI_CFA_SP_RA_DI,
 };
 
 enum cfi_fp_rule {
@@ -80,8 +85,9 @@ const struct cfi_row *cfitab__find(const struct cfi_table *t, uint64_t addr);
 
 /* The registers an unwind step needs. */
 struct cfi_regs {
-	uint64_t ip, sp, bp;
+	uint64_t ip, sp, bp, di;
 	int bp_known;	/* 0 once a frame's rule lost the caller's RBP */
+	int di_known;	/* RDI is this frame's (the first): cleared by a step */
 };
 
 /* Read 8 bytes of the target's memory at ADDR into *OUT: 0, or -1. */
@@ -96,7 +102,7 @@ typedef int (*cfi_read_fn)(uint64_t addr, uint64_t *out, void *ctx);
  * unreadable address, a stack that does not grow up). */
 int cfitab__step(const struct cfi_row *r, struct cfi_regs *regs, cfi_read_fn rd, void *ctx);
 
-/* "sp+16", "fp+16", "plt", "end", "none", "unsupported": the CFA rule of
+/* "sp+16", "fp+16", "plt", "end", "none", "sp+0,ra=rdi", "unsupported": the CFA rule of
  * R, for dumps and tests, into BUF. */
 const char *cfitab__cfa_str(const struct cfi_row *r, char *buf, size_t len);
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -868,4 +869,28 @@ uint64_t proc__timens_boot_ticks(uint64_t ns_per_tick)
 	long long off = timens_offset("boottime");
 
 	return off > 0 && ns_per_tick ? (uint64_t)off / ns_per_tick : 0;
+}
+
+int proc__self_vdso(uintptr_t *base, size_t *len)
+{
+	uintptr_t b = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	struct proc_maps *maps = NULL;
+	const struct proc_map *m;
+	char *buf = NULL;
+	size_t n;
+	int ret = -1;
+
+	if (!b || read_file("/proc/self/maps", &buf, &n, 64u << 20) ||
+	    proc_maps__parse(buf, n, &maps))
+		goto out;
+	m = proc_maps__find(maps, b);
+	if (m && m->start == b && strcmp(m->path, "[vdso]") == 0) {
+		*base = b;
+		*len = (size_t)(m->end - m->start);
+		ret = 0;
+	}
+out:
+	proc_maps__free(maps);
+	free(buf);
+	return ret;
 }

@@ -136,4 +136,9 @@ uint64_t proc__bpf_clock_ns(void);
  * unshifted. 0 outside a time namespace. */
 uint64_t proc__timens_boot_ticks(uint64_t ns_per_tick);
 
+/* This process's own vDSO (the kernel's, the same in every process of its
+ * ABI): its address (AT_SYSINFO_EHDR) into *BASE, the length of its
+ * mapping in /proc/self/maps into *LEN. 0, or -1 when there is none. */
+int proc__self_vdso(uintptr_t *base, size_t *len);
+
 #endif

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -294,9 +293,8 @@ static struct uw_file *new_file(struct unwinder *u, const char *path)
  * is none. */
 static struct uw_file *vdso_of(struct unwinder *u, const struct proc_map *m)
 {
-	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
-	struct proc_maps *self = NULL;
-	const struct proc_map *sm;
+	uintptr_t base;
+	size_t len;
 	struct cfi_table t;
 	struct uw_file *f;
 	char *copy = NULL;
@@ -310,12 +308,8 @@ static struct uw_file *vdso_of(struct unwinder *u, const struct proc_map *m)
 	if (u->vdso_file == -2)
 		return NULL;
 	u->vdso_file = -2;
-	if (!base || !(self = proc_maps__load(getpid())))
-		return NULL;
-	sm = proc_maps__find(self, base);
-	if (sm && sm->start == base && !strcmp(sm->path, "[vdso]") && sm->end - base <= (1u << 20))
-		u->vdso_len = sm->end - base;
-	proc_maps__free(self);
+	if (proc__self_vdso(&base, &len) == 0 && len <= (1u << 20))
+		u->vdso_len = len;
 	if (!u->vdso_len || !(f = new_file(u, "[vdso]")))
 		return NULL;
 	f->vdso = 1;

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -578,23 +577,13 @@ static void set_where(struct sym_frame *out, uint64_t ip, const struct proc_map 
  * say: the kernel's, the same in every process of its ABI. */
 static void load_self_vdso(struct symbolizer *sz)
 {
-	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
-	struct proc_maps *maps = NULL;
-	const struct proc_map *m;
-	char *buf = NULL;
+	uintptr_t base;
 	size_t len;
 
-	if (!base || read_file("/proc/self/maps", &buf, &len, 64u << 20) ||
-	    proc_maps__parse(buf, len, &maps))
-		goto out;
-	m = proc_maps__find(maps, base);
-	if (m && m->start == base && strcmp(m->path, "[vdso]") == 0) {
-		sz->vdso_len = m->end - m->start;
-		sz->vdso_self = elfsym__load_mem((const void *)base, sz->vdso_len);
+	if (proc__self_vdso(&base, &len) == 0) {
+		sz->vdso_len = len;
+		sz->vdso_self = elfsym__load_mem((const void *)base, len);
 	}
-out:
-	proc_maps__free(maps);
-	free(buf);
 }
 
 /* A copy of P's own vDSO (mapping M), read from /proc/PID/mem and checked

@@ -444,7 +444,10 @@ ss_kubectl_cp_hint() {
 # Run a command in the background and wait for it, passing SIGINT and
 # SIGTERM on to it as SIGTERM (sidescope ends a capture cleanly on it and
 # still writes its outputs). Returns the command's exit status; sets
-# ss_interrupted=1 when a signal came. Resets the INT and TERM traps.
+# ss_interrupted=1 when a signal came. After the command, INT and TERM are
+# only noted (ss_interrupted=1): its outputs are written by then, and a
+# signal while the script reports them must not end it with 143 and the
+# files there.
 # shellcheck disable=SC2034 # read by the scripts that source this
 ss_interrupted=0
 ss_run() {
@@ -459,7 +462,7 @@ ss_run() {
 		wait "$_ss_child" || _ss_rc=$?
 		kill -0 "$_ss_child" 2>/dev/null || break
 	done
-	trap - INT TERM
+	trap 'ss_interrupted=1' INT TERM
 	return "$_ss_rc"
 }
 

@@ -110,8 +110,13 @@ like "$(count "$log" "retry in 1s")" "^[1-9]" "503 answers were retried"
 like "$(cat "$log")" "push of testpod-podapp-[^ ]*\\.pb\\.gz to http://127\\.0\\.0\\.1:[0-9]+ failed: HTTP 503; retry in 1s" \
 	"the log says why in words: HTTP 503"
 unlike "$(cat "$log")" "curl|\\(22\\)" "and no curl message"
-is "$(count "$log" "wrote .*\\.pb\\.gz")" "$(ls "$recv"/*.pb.gz | wc -l)" \
-	"the receiver got every profile written"
+# SIGTERM may land in a tick that follows the fifth push at once (a tick
+# that took a second): its profile is written, then stays queued, unpushed
+pushed=$(count "$log" "pushed .*\\.pb\\.gz")
+queued=$(grep -c . "$state/push-queue" 2>/dev/null || :)
+is "$(ls "$recv"/*.pb.gz | wc -l)" "$pushed" "the receiver got every profile pushed"
+is "$((pushed + ${queued:-0}))" "$(count "$log" "wrote .*\\.pb\\.gz")" \
+	"every profile written was pushed, or is queued"
 ok "$([ ! -s "$recv/rejected" ]; echo $?)" "the receiver rejected nothing"
 [ ! -s "$recv/rejected" ] || diag "$(cat "$recv/rejected")"
 q=$(cat "$(ls "$recv"/*.json | head -1)")
@@ -123,7 +128,7 @@ for f in "$recv"/*.pb.gz; do
 	"$PPROF" -raw "$f" >/dev/null 2>&1 || raw_ok=1
 done
 ok "$raw_ok" "pprof reads every pushed body"
-is "$(cat "$state/push-queue" 2>/dev/null)" "" "nothing left in the push queue"
+ok "$([ "${queued:-0}" -le 1 ]; echo $?)" "at most the profile of the tick SIGTERM cut is queued"
 is "$(stat -c %a "$state")" 700 "the state directory is private (0700)"
 ok "$([ -f "$state/lock" ] && [ ! -e "$state/capture.pid" ]; echo $?)" \
 	"the lock is in the state directory; no pid file once stopped"

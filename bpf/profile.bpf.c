@@ -159,17 +159,11 @@ __noinline __u64 take_stack(struct bpf_perf_event_data *ctx, __u32 slot, __u64 f
 	return store_stack(ctx, slot, flags, err_stat, trunc_stat);
 }
 
-/* --unwind tables (unwind.bpf.h); 0: take the frame-pointer stack */
-__noinline __u64 take_table_stack(struct bpf_perf_event_data *ctx, __u32 tgid)
+/* --unwind tables (unwind.bpf.h), at a sample, a switch or a wakeup; 0:
+ * take the frame-pointer stack */
+__noinline __u64 take_table_stack(__u32 tgid)
 {
-	return unwind_user_stack(ctx, tgid);
-}
-
-/* The user stack of the current task, in the kernel at a switch or a
- * wakeup, by its tables (0: take the frame-pointer stack) */
-static __noinline __u64 take_table_stack_tp(__u32 tgid)
-{
-	return unwind_user_stack_task(tgid);
+	return unwind_user_stack(tgid);
 }
 
 /* The same for the sched_switch program (another context type): checked
@@ -253,7 +247,7 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	key.tid = ns.pid;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (want_user && want_tables)
-		key.ustack = take_table_stack(ctx, ns.tgid);
+		key.ustack = take_table_stack(ns.tgid);
 	if (want_user && !key.ustack)
 		key.ustack = take_stack(ctx, 0, BPF_F_USER_STACK, PSTAT_USTACK_ERR,
 					PSTAT_USTACK_TRUNC);
@@ -327,7 +321,7 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, bool
 		return;
 	}
 	if (want_user && want_tables)
-		ustack = take_table_stack_tp(ns.tgid);
+		ustack = take_table_stack(ns.tgid);
 	if (want_user && !ustack)
 		ustack = take_stack_tp(ctx, 0, BPF_F_USER_STACK);
 	if (want_kernel)
@@ -424,7 +418,7 @@ int BPF_PROG(on_waking, struct task_struct *p)
 		w.pid = ns.tgid;
 	bpf_get_current_comm(w.comm, sizeof(w.comm));
 	if (want_user && w.pid && want_tables)
-		w.ustack = take_table_stack_tp(w.pid);
+		w.ustack = take_table_stack(w.pid);
 	if (want_user && w.pid && !w.ustack)
 		w.ustack = take_stack_tp(ctx, 0, BPF_F_USER_STACK);
 	if (want_kernel)

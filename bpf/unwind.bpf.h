@@ -220,6 +220,11 @@ static long unwind_step(__u32 i, void *ctx)
 			goto cut;
 		cfa = w->sp + (__u64)(__s64)r->cfa_off;
 		ra = w->di;
+		/* a copy is linked to w->di in the verifier (one id): stored
+		 * as the next ip, the link made every walk's state a new one,
+		 * and the loop took seven rounds to check instead of two.
+		 * An ALU operation unlinks it. */
+		asm volatile("%[r] |= 0" : [r] "+r"(ra));
 		break;
 	default:
 		goto cut;
@@ -315,32 +320,15 @@ static __always_inline __u64 unwind_walk_store(struct unwind_walk *w)
 	return h;
 }
 
-/* The user stack of the current task at a sample, by its tables, into the
- * store: its hash, or 0 when the process has none loaded (or the kernel
- * lacks bpf_loop), for the caller to take the frame-pointer stack instead. */
-static __always_inline __u64 unwind_user_stack(struct bpf_perf_event_data *ctx, __u32 tgid)
-{
-	struct unwind_walk w = {};
-	__u64 cs;
-
-	if (unwind_begin(&w, tgid))
-		return 0;
-	/* the context allows 8-byte loads only: the whole word cs sits in */
-	cs = *(volatile __u64 *)((char *)&ctx->regs + __builtin_offsetof(struct pt_regs, cs));
-	if ((cs & 3) == 3) {
-		w.ip = ctx->regs.ip;
-		w.sp = ctx->regs.sp;
-		w.bp = ctx->regs.bp;
-		w.di = ctx->regs.di;
-	} else if (unwind_task_regs(&w)) {
-		return 0;	/* in the kernel: the registers it entered with */
-	}
-	return unwind_walk_store(&w);
-}
-
-/* The same for the current task in the kernel (at a context switch, a
- * wakeup): from the registers it entered the kernel with. */
-static __always_inline __u64 unwind_user_stack_task(__u32 tgid)
+/* The user stack of the current task by its tables, into the store: its
+ * hash, or 0 when the process has none loaded (or the kernel lacks
+ * bpf_loop), for the caller to take the frame-pointer stack instead. From
+ * the registers the task last entered the kernel with: at a sample taken
+ * in user space, the sample's own (the interrupt saved them there); in the
+ * kernel (a sample there, a context switch, a wakeup), where it left user
+ * space. One source of registers for every caller: with a second one (the
+ * sample's context) the verifier walked the loop once for each. */
+static __always_inline __u64 unwind_user_stack(__u32 tgid)
 {
 	struct unwind_walk w = {};
 

@@ -637,6 +637,28 @@ static void unwind_new(void *arg, pid_t pid)
 		unwinder__add(pr->uw, pid);
 }
 
+/* -v: how many instructions the verifier went through for each program
+ * loaded, most of a capture's start-up (a change to the walk once doubled
+ * them unseen) */
+static void say_verified(struct bpf_object *obj)
+{
+	struct bpf_program *p;
+
+	if (!log_verbose)
+		return;
+	bpf_object__for_each_program(p, obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (bpf_program__fd(p) < 0 ||
+		    bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+			continue;
+		p_debug("program %s: %u instructions verified", bpf_program__name(p),
+			info.verified_insns);
+	}
+}
+
 /* Open the BPF object, its CO-RE relocations against the kernel types in
  * TYPES (a BTF file) or else the kernel's BTF, size its maps and filter
  * for the targets, load it. 0; or -1, once said, or with *LOAD_ERR the
@@ -671,6 +693,8 @@ static int load_bpf(struct profiler *pr, const char *types, int *load_err)
 	skel->rodata->min_block_ns = env->min_block_us * 1000;
 	/* the sched_switch program only where it is used: nothing to verify,
 	 * nothing to need, for CPU profiles */
+	/* --off-cpu samples nothing: its sampling program is not checked */
+	bpf_program__set_autoload(skel->progs.do_sample, env->mode != PROF_MODE_OFFCPU);
 	bpf_program__set_autoload(skel->progs.on_switch, env->mode != PROF_MODE_CPU);
 	bpf_program__set_autoload(skel->progs.on_waking, env->mode != PROF_MODE_CPU);
 	skel->rodata->want_wakers = env->wakers;
@@ -722,6 +746,7 @@ static int load_bpf(struct profiler *pr, const char *types, int *load_err)
 		*load_err = err;
 		return -1;
 	}
+	say_verified(skel->obj);
 	return 0;
 }
 

@@ -36,7 +36,9 @@ PROFILE_PROTO ?= /usr/share/gocode/src/github.com/google/pprof/proto/profile.pro
 
 PKGS      := libbpf libdw libelf zlib libprotobuf-c babeltrace2 lttng-ust lttng-ctl capstone
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS  := $(shell pkg-config --libs libbpf libdw libelf zlib libprotobuf-c babeltrace2 lttng-ctl capstone 2>/dev/null)
+# liblttng-ctl, Capstone and libstdc++ are loaded when first needed
+# (tools/lib/core/dynlib.h), not linked: ~10 ms of every run's start-up
+PKG_LIBS  := $(shell pkg-config --libs libbpf libdw libelf zlib libprotobuf-c babeltrace2 2>/dev/null)
 
 WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS    ?= -O2 -g
@@ -44,7 +46,7 @@ CFLAGS    += -MMD -MP -std=gnu11 $(WARN) $(WARN_CC) $(SANFLAGS) -fno-omit-frame-
              -DSIDESCOPE_VERSION='"$(VERSION)"' \
              -Itools/lib -Ibpf -I$(BUILD)/bpf -I$(BUILD)/gen $(PKG_CFLAGS)
 LDFLAGS   += $(SANFLAGS)
-LDLIBS    += $(PKG_LIBS) -lstdc++ -lm
+LDLIBS    += $(PKG_LIBS) -lm
 
 ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Ibpf -I$(BUILD)/bpf

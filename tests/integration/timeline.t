@@ -17,6 +17,9 @@ APP=$SIDESCOPE_BUILD/tests/progs/timeline_app
 [ -x "$APP" ] || skip_all "no $APP (run make)"
 private_workspace "$@"
 T=$TMPDIR_TEST
+# the mount point: made by the LTTng tests that run before this one, or
+# here, on a machine where none has run
+mkdir -p /var/run/lttng
 mount -t tmpfs -o mode=0755 tmpfs /var/run/lttng 2>/dev/null ||
 	skip_all "cannot mount a private /var/run/lttng"
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm 2>/dev/null ||

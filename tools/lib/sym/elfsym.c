@@ -18,11 +18,15 @@
 #include <unistd.h>
 
 #include "core/appfile.h"
+#include "core/dynlib.h"
 #include "sym/elfsym.h"
 #include "core/util.h"
 
-/* libstdc++'s demangler; the only C++ we link. */
+/* libstdc++'s demangler, the only C++ we use: loaded at the first C++
+ * name (core/dynlib.h), not linked into every command */
 extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+#define CXX_FUNCS(X) X(__cxa_demangle)
+DYNLIB_DEFINE(cxx, "libstdc++.so.6", CXX_FUNCS);
 
 struct seg {
 	uint64_t vaddr, filesz, offset;
@@ -734,7 +738,9 @@ char *elfsym__demangle(const char *name)
 
 	if (strncmp(name, "_Z", 2) != 0 || strnlen(name, DEMANGLE_MAX + 1) > DEMANGLE_MAX)
 		return NULL;
-	d = __cxa_demangle(name, NULL, NULL, &status);
+	if (dynlib__load(&cxx_lib, NULL))
+		return NULL;	/* no libstdc++: names as the file has them */
+	d = cxx.__cxa_demangle(name, NULL, NULL, &status);
 	if (status != 0) {
 		free(d);
 		return NULL;

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/dynlib.h"
 #include "core/json.h"
 #include "core/log.h"
 #include "core/run.h"
@@ -39,6 +40,39 @@
 #include "ctf/summary.h"
 #include "ctf/trace.h"
 #include "timeline/tllttng.h"
+
+/* liblttng-ctl, loaded by tl_lttng__start (core/dynlib.h): linked, it
+ * and libxml2 and ICU behind it cost every sidescope command ~5 ms */
+#define LTTNG_FUNCS(X) X(lttng_session_daemon_alive) X(lttng_strerror)			\
+	X(lttng_list_tracepoints) X(lttng_event_create) X(lttng_event_destroy)		\
+	X(lttng_enable_event_with_exclusions) X(lttng_add_context)			\
+	X(lttng_session_get_tracker_handle)						\
+	X(lttng_process_attr_tracker_handle_set_tracking_policy)			\
+	X(lttng_process_attr_virtual_process_id_tracker_handle_add_pid)		\
+	X(lttng_process_attr_tracker_handle_destroy) X(lttng_create_session)		\
+	X(lttng_create_handle) X(lttng_destroy_handle) X(lttng_start_tracing)		\
+	X(lttng_stop_tracing) X(lttng_destroy_session)
+DYNLIB_DEFINE(lttngctl, "liblttng-ctl.so.0", LTTNG_FUNCS);
+#define lttng_session_daemon_alive (lttngctl.lttng_session_daemon_alive)
+#define lttng_strerror (lttngctl.lttng_strerror)
+#define lttng_list_tracepoints (lttngctl.lttng_list_tracepoints)
+#define lttng_event_create (lttngctl.lttng_event_create)
+#define lttng_event_destroy (lttngctl.lttng_event_destroy)
+#define lttng_enable_event_with_exclusions (lttngctl.lttng_enable_event_with_exclusions)
+#define lttng_add_context (lttngctl.lttng_add_context)
+#define lttng_session_get_tracker_handle (lttngctl.lttng_session_get_tracker_handle)
+#define lttng_process_attr_tracker_handle_set_tracking_policy \
+	(lttngctl.lttng_process_attr_tracker_handle_set_tracking_policy)
+#define lttng_process_attr_virtual_process_id_tracker_handle_add_pid \
+	(lttngctl.lttng_process_attr_virtual_process_id_tracker_handle_add_pid)
+#define lttng_process_attr_tracker_handle_destroy \
+	(lttngctl.lttng_process_attr_tracker_handle_destroy)
+#define lttng_create_session (lttngctl.lttng_create_session)
+#define lttng_create_handle (lttngctl.lttng_create_handle)
+#define lttng_destroy_handle (lttngctl.lttng_destroy_handle)
+#define lttng_start_tracing (lttngctl.lttng_start_tracing)
+#define lttng_stop_tracing (lttngctl.lttng_stop_tracing)
+#define lttng_destroy_session (lttngctl.lttng_destroy_session)
 
 struct tl_lttng {
 	struct tl_lttng_opts o;
@@ -222,8 +256,13 @@ struct tl_lttng *tl_lttng__start(const struct tl_lttng_opts *o)
 	struct tl_lttng *l;
 	const char *tmp = getenv("TMPDIR");
 	char url[4200];
+	struct err e;
 	int r;
 
+	if (dynlib__load(&lttngctl_lib, &e)) {
+		p_err("%s (install liblttng-ctl0; the image has it)", e.msg);
+		return NULL;
+	}
 	l = calloc(1, sizeof(*l));
 	if (!l) {
 		p_err("out of memory");

@@ -7,12 +7,32 @@
 
 #include <capstone/capstone.h>
 
+#include "core/dynlib.h"
 #include "uprobe/insn.h"
+
+/* Capstone, loaded when a probe first needs it (core/dynlib.h) */
+#define CS_FUNCS(X) X(cs_open) X(cs_option) X(cs_close) X(cs_malloc) X(cs_disasm_iter) \
+	X(cs_insn_group) X(cs_free)
+DYNLIB_DEFINE(capstone, "libcapstone.so.4", CS_FUNCS);
+#define cs_open (capstone.cs_open)
+#define cs_option (capstone.cs_option)
+#define cs_close (capstone.cs_close)
+#define cs_malloc (capstone.cs_malloc)
+#define cs_disasm_iter (capstone.cs_disasm_iter)
+#define cs_insn_group (capstone.cs_insn_group)
+#define cs_free (capstone.cs_free)
+
+static struct err load_err;	/* why Capstone's library did not load */
+
+const char *insn__why(void)
+{
+	return load_err.msg[0] ? load_err.msg : "Capstone cannot start";
+}
 
 /* A Capstone handle for x86-64; DETAIL: with groups and operands. */
 static int open_cs(csh *h, bool detail)
 {
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, h) != CS_ERR_OK)
+	if (dynlib__load(&capstone_lib, &load_err) || cs_open(CS_ARCH_X86, CS_MODE_64, h) != CS_ERR_OK)
 		return -ENOSYS;
 	if (detail && cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
 		cs_close(h);

@@ -24,7 +24,7 @@ struct insn_scan {
  * BASE) linearly from its first byte to its end. Return 0 with SC filled
  * (caller frees SC->rets, also NULL when none), -ENOEXEC when some bytes
  * decode to no instruction (SC->bad_at says where), -E2BIG (LEN too big),
- * -ENOMEM, or -ENOSYS (the disassembler cannot start). */
+ * -ENOMEM, or -ENOSYS (the disassembler cannot start: insn__why). */
 int insn__scan(const uint8_t *code, size_t len, uint64_t base, struct insn_scan *sc);
 
 /* Whether offset OFF of CODE (LEN bytes) starts an instruction, decoding
@@ -33,5 +33,9 @@ int insn__scan(const uint8_t *code, size_t len, uint64_t base, struct insn_scan 
  * decoding fails before OFF; or -E2BIG, -ENOMEM, -ENOSYS as insn__scan. */
 int insn__is_boundary(const uint8_t *code, size_t len, uint64_t off, uint64_t *prev,
 		      uint64_t *next);
+
+/* Why the last -ENOSYS: Capstone's library could not be loaded (it is
+ * loaded on first use), or Capstone refused to start. */
+const char *insn__why(void);
 
 #endif

@@ -331,7 +331,7 @@ int uptarget__ret_sites(int fd, const char *host, const char *debug_root, uint64
 	else if (r)
 		r = err__set(e, -r, "%s is Go code and cannot be disassembled (%s): refusing a "
 			     "return probe (a uretprobe would kill a Go program)", name,
-			     r == -ENOSYS ? "Capstone cannot start" : strerror(-r));
+			     r == -ENOSYS ? insn__why() : strerror(-r));
 	else if (sc.nrets == 0)
 		r = err__set(e, ENOENT, "%s is Go code with no RET instruction (it never returns, "
 			     "or only by tail jumps): refusing a return probe (a uretprobe would "

@@ -2,6 +2,8 @@
 /* proc module over saved /proc fixtures (tests/data/proc). */
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "core/hash.h"
 #include "core/proc.h"
@@ -139,25 +141,38 @@ static void test_maps(void)
 	proc_maps__free(NULL);
 }
 
-/* proc_maps__load_changed: parsed only when the text's hash moved */
+/* proc_maps__load_changed_fd: parsed only when the text's hash moved,
+ * read again from its start through the one descriptor */
 static void test_maps_changed(void)
 {
 	unsigned char b[200000];
+	char empty[] = "/tmp/sidescope-test-maps.XXXXXX";
 	struct proc_maps *m;
 	uint64_t h = 0, h2 = 0;
 	size_t i;
+	int fd = proc_maps__open(4242), efd;
 
-	m = proc_maps__load_changed(4242, 0, &h);
+	ok(fd >= 0, "the maps opened");
+	m = proc_maps__load_changed_fd(fd, 0, &h);
 	ok(m && m->n == 8 && h, "the maps, first seen: loaded, with a hash");
 	proc_maps__free(m);
 	errno = EINVAL;
-	m = proc_maps__load_changed(4242, h, &h2);
+	m = proc_maps__load_changed_fd(fd, h, &h2);
 	ok(!m && errno == 0 && h2 == h, "the same text again: not loaded, the same hash");
-	m = proc_maps__load_changed(4242, h ^ 2, &h2);
-	ok(m && h2 == h, "a hash that differs: loaded");
+	m = proc_maps__load_changed_fd(fd, h ^ 2, &h2);
+	ok(m && m->n == 8 && h2 == h, "a hash that differs: loaded, read from the start");
 	proc_maps__free(m);
-	m = proc_maps__load_changed(4241, 0, &h2);
-	ok(!m && errno == ENOENT && h2 == 0, "no such process: ENOENT");
+	if (fd >= 0)
+		close(fd);
+	is_int(proc_maps__open(4241), -ENOENT, "no such process: -ENOENT");
+	/* what an exited process's maps read: nothing */
+	efd = mkstemp(empty);
+	m = efd >= 0 ? proc_maps__load_changed_fd(efd, h, &h2) : NULL;
+	ok(efd >= 0 && !m && errno == ESRCH && h2 == 0, "no text (the process exited): ESRCH");
+	if (efd >= 0) {
+		close(efd);
+		unlink(empty);
+	}
 
 	/* the word-wise hash: pieces of multiples of 8 bytes make the whole */
 	for (i = 0; i < sizeof(b); i++)

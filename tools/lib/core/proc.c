@@ -567,34 +567,29 @@ fail:
 	return err;
 }
 
-/* The hash of the first PROC_MAPS_MAX bytes of /proc/PID/maps, read in
- * pieces (no buffer the size of the file): 0 or a negative errno */
-static int hash_maps(pid_t pid, uint64_t *hash)
+/* The hash of the first PROC_MAPS_MAX bytes of the maps FD reads from its
+ * start, read in pieces (no buffer the size of the file) into *HASH, and
+ * their number into *TOTAL: 0 or a negative errno */
+static int hash_maps_fd(int fd, uint64_t *hash, size_t *total)
 {
-	char path[PATH_MAX], piece[65536];
+	char piece[65536];
 	uint64_t h = HASH_SEED;
-	size_t total = 0, fill = 0;
+	size_t fill = 0;
 	ssize_t r;
-	int err = proc_path(path, sizeof(path), pid, "maps"), fd;
 
-	if (err)
-		return err;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
+	*total = 0;
+	if (lseek(fd, 0, SEEK_SET) < 0)
 		return -errno;
 	/* each piece filled before it is hashed: the same text, the same
 	 * pieces, however the kernel splits its reads */
-	while (total < PROC_MAPS_MAX) {
+	while (*total < PROC_MAPS_MAX) {
 		r = read(fd, piece + fill, sizeof(piece) - fill);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0) {
-			err = -errno;
-			close(fd);
-			return err;
-		}
+		if (r < 0)
+			return -errno;
 		fill += (size_t)r;
-		total += (size_t)r;
+		*total += (size_t)r;
 		if (r == 0 || fill == sizeof(piece)) {
 			h = hash__more_words(h, piece, fill);
 			fill = 0;
@@ -604,28 +599,12 @@ static int hash_maps(pid_t pid, uint64_t *hash)
 	}
 	if (fill)
 		h = hash__more_words(h, piece, fill);
-	close(fd);
 	*hash = hash__u64(h) | 1;
 	return 0;
 }
 
-struct proc_maps *proc_maps__load_changed(pid_t pid, uint64_t last, uint64_t *hash)
-{
-	int err = hash_maps(pid, hash);
-
-	if (err) {
-		*hash = 0;
-		errno = -err;
-		return NULL;
-	}
-	if (*hash == last) {
-		errno = 0;
-		return NULL;
-	}
-	return proc_maps__load(pid);
-}
-
-struct proc_maps *proc_maps__load(pid_t pid)
+/* The maps text FD reads from its start, parsed. NULL with errno set. */
+static struct proc_maps *maps_from_fd(int fd)
 {
 	struct proc_maps *m = NULL;
 	char *buf;
@@ -633,7 +612,9 @@ struct proc_maps *proc_maps__load(pid_t pid)
 	int err;
 	bool cut;
 
-	err = read_proc_file_max(pid, "maps", PROC_MAPS_MAX, &buf, &len, &cut);
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return NULL;
+	err = appfile__read(fd, PROC_MAPS_MAX, true, &buf, &len, &cut);
 	if (err) {
 		errno = -err;
 		return NULL;
@@ -651,6 +632,52 @@ struct proc_maps *proc_maps__load(pid_t pid)
 		return NULL;
 	}
 	m->truncated = cut;
+	return m;
+}
+
+int proc_maps__open(pid_t pid)
+{
+	char path[PATH_MAX];
+	int err = proc_path(path, sizeof(path), pid, "maps"), fd;
+
+	if (err)
+		return err;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+struct proc_maps *proc_maps__load_changed_fd(int fd, uint64_t last, uint64_t *hash)
+{
+	size_t total;
+	int err = hash_maps_fd(fd, hash, &total);
+
+	if (!err && total == 0)
+		err = -ESRCH;	/* its process has exited */
+	if (err) {
+		*hash = 0;
+		errno = -err;
+		return NULL;
+	}
+	if (*hash == last) {
+		errno = 0;
+		return NULL;
+	}
+	return maps_from_fd(fd);
+}
+
+struct proc_maps *proc_maps__load(pid_t pid)
+{
+	struct proc_maps *m;
+	int fd = proc_maps__open(pid), err;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	m = maps_from_fd(fd);
+	err = errno;
+	close(fd);
+	errno = err;
 	return m;
 }
 

@@ -85,10 +85,16 @@ struct proc_maps {
 int proc_maps__parse(const char *buf, size_t len, struct proc_maps **out);
 /* Read /proc/PID/maps. NULL with errno set on failure. */
 struct proc_maps *proc_maps__load(pid_t pid);
-/* proc_maps__load unless the text hashes to LAST (an earlier *HASH): then
- * NULL with errno 0. *HASH: the text's hash. For watching a process for
- * new mappings, at the cost of the read alone when there are none. */
-struct proc_maps *proc_maps__load_changed(pid_t pid, uint64_t last, uint64_t *hash);
+/* /proc/PID/maps opened to be read again and again: the descriptor, or a
+ * negative errno. It reads that process's mappings, and nothing once it
+ * has exited (not those of a later process with its PID). */
+int proc_maps__open(pid_t pid);
+/* The mappings FD (from proc_maps__open) reads, unless the text hashes to
+ * LAST (an earlier *HASH): then NULL with errno 0. *HASH: the text's hash.
+ * NULL with errno ESRCH when the process has exited. For watching a
+ * process for new mappings, at the cost of the read alone when there are
+ * none (no open, no path walk in /proc). */
+struct proc_maps *proc_maps__load_changed_fd(int fd, uint64_t last, uint64_t *hash);
 const struct proc_map *proc_maps__find(const struct proc_maps *m, uint64_t addr);
 /* Whether a mapped file's base name starts with prefix. */
 bool proc_maps__has_lib(const struct proc_maps *m, const char *prefix);

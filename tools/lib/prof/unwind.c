@@ -53,6 +53,7 @@ struct uw_proc {
 	struct uw_maps last;	/* as written: unchanged, not written again
 				 * (a walker may be reading it) */
 	uint64_t maps_hash;	/* of the /proc/PID/maps text LAST came from */
+	int maps_fd;		/* its /proc/PID/maps, kept open, or -1 */
 };
 
 /* One row map of unwind_rows */
@@ -116,6 +117,9 @@ void unwinder__free(struct unwinder *u)
 		return;
 	for (i = 0; i < u->nfiles; i++)
 		free(u->files[i].path);
+	for (i = 0; i < u->nprocs; i++)
+		if (u->procs[i].pid && u->procs[i].maps_fd >= 0)
+			close(u->procs[i].maps_fd);
 	for (i = 0; i < u->nshards; i++) {
 		munmap(u->shards[i].rows, u->shards[i].len);
 		close(u->shards[i].fd);
@@ -397,16 +401,36 @@ int unwinder__add(struct unwinder *u, pid_t pid)
 	__u32 key = (__u32)pid;
 	uint64_t hash;
 	size_t i;
-	int j;
+	int j, fd = -1, err;
 
 	for (i = 0; i < u->nprocs; i++)
 		if (u->procs[i].pid == pid)
 			p = &u->procs[i];
-	/* looked at again every 250 ms: its mappings parsed only when the
-	 * text changed */
-	maps = proc_maps__load_changed(pid, p ? p->maps_hash : 0, &hash);
-	if (!maps)
-		return errno ? -errno : 0;
+	/* looked at again every 250 ms: through a descriptor kept open (no
+	 * open, no path walk in /proc each time), its mappings parsed only
+	 * when the text changed */
+	if (p && p->maps_fd >= 0) {
+		maps = proc_maps__load_changed_fd(p->maps_fd, p->maps_hash, &hash);
+		if (!maps && errno == ESRCH) {
+			/* exited: a process that has its PID now, if any */
+			close(p->maps_fd);
+			p->maps_fd = -1;
+		}
+	}
+	if (!p || p->maps_fd < 0) {
+		fd = proc_maps__open(pid);
+		if (fd < 0)
+			return fd;
+		maps = proc_maps__load_changed_fd(fd, p ? p->maps_hash : 0, &hash);
+		if (p)
+			p->maps_fd = fd;
+	}
+	if (!maps) {
+		err = errno;
+		if (!p)
+			close(fd);
+		return err ? -err : 0;
+	}
 	memset(&up, 0, sizeof(up));
 	for (i = 0; i < maps->n; i++) {
 		const struct proc_map *m = &maps->maps[i];
@@ -455,6 +479,7 @@ int unwinder__add(struct unwinder *u, pid_t pid)
 				p = &u->procs[i];
 		if (!p && u->nprocs == u->max_procs) {
 			u->st.procs_full++;
+			close(fd);
 			return -ENOSPC;
 		}
 		if (!p) {
@@ -463,6 +488,7 @@ int unwinder__add(struct unwinder *u, pid_t pid)
 			u->nprocs++;
 		}
 		p->pid = pid;
+		p->maps_fd = fd;
 		memset(&p->last, 0xff, sizeof(p->last));	/* written below */
 		u->st.procs++;
 	}
@@ -505,6 +531,9 @@ size_t unwinder__sweep(struct unwinder *u)
 		if (!key || kill((pid_t)key, 0) == 0 || errno != ESRCH)
 			continue;
 		bpf_map_delete_elem(u->pids_fd, &key);
+		if (u->procs[i].maps_fd >= 0)
+			close(u->procs[i].maps_fd);
+		u->procs[i].maps_fd = -1;
 		u->procs[i].pid = 0;
 		n++;
 	}

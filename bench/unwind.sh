@@ -16,14 +16,20 @@
 # profiler's CPU seconds (user+sys of record, script and folding) and, for
 # sidescope, the BPF run time per sample.
 #
-# USAGE: sh bench/unwind.sh [SECONDS [HZ]]   (default 10 99; root,
-#                                            linux-perf, jq)
+# Each profiler runs REPS times on each workload, interleaved (a round is
+# every profiler once): the table gives the median CPU and BPF time of the
+# runs (a VM's single runs scatter by a factor of two), the samples and
+# the share of the last.
+#
+# USAGE: sh bench/unwind.sh [SECONDS [HZ [REPS]]]   (default 10 99 3;
+#                                                  root, linux-perf, jq)
 # Env: SIDESCOPE_BUILD (default build), BENCH_OUT (default $BUILD/bench)
 set -eu
 build=${SIDESCOPE_BUILD:-build}
 out=${BENCH_OUT:-$build/bench}
 secs=${1:-10}
 hz=${2:-99}
+reps=${3:-3}
 mkdir -p "$out"
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "$0")/lib/common.sh"
@@ -79,20 +85,26 @@ profile_with() {
 
 echo "unwinding without frame pointers: $secs s at $hz Hz; $(nproc) CPUs;" \
 	"kernel $(uname -r); $(perf --version)"
-echo
-echo "| workload | profiler | samples | reaching main % | profiler CPU s | BPF ns a sample |"
-echo "|---|---|---|---|---|---|"
+echo "($reps rounds: the medians of the CPU and BPF times)"
+# note WORKLOAD PROFILER: this round's $res ("samples share cpu bpfns"),
+# a line of $out/uw.rows
+note() {
+	# shellcheck disable=SC2086 # four words
+	printf '%s|%s|%s|%s|%s|%s\n' "$1" "$2" $res >> "$out/uw.rows"
+}
+: > "$out/uw.rows"
 for mode in chain qsort; do
 	COMM=nofp_chain PAT=main
-	for p in sidescope-tables sidescope-fp perf-fp perf-dwarf; do
-		rm -f "$out/uw.pid"
-		"$build/tests/progs/nofp_chain" -m "$mode" -d $((secs + 2)) -r "$out/uw.pid" \
-			> /dev/null & job=$!
-		while [ ! -s "$out/uw.pid" ]; do sleep 0.01; done
-		profile_with "$p" "$(cat "$out/uw.pid")"
-		wait "$job"
-		set -- $res
-		echo "| nofp_chain -m $mode | $p | $1 | $2 | $3 | $4 |"
+	for _ in $(seq "$reps"); do
+		for p in sidescope-tables sidescope-fp perf-fp perf-dwarf; do
+			rm -f "$out/uw.pid"
+			"$build/tests/progs/nofp_chain" -m "$mode" -d $((secs + 2)) \
+				-r "$out/uw.pid" > /dev/null & job=$!
+			while [ ! -s "$out/uw.pid" ]; do sleep 0.01; done
+			profile_with "$p" "$(cat "$out/uw.pid")"
+			wait "$job"
+			note "nofp_chain -m $mode" "$p"
+		done
 	done
 done
 
@@ -102,16 +114,35 @@ if command -v redis-server > /dev/null && command -v redis-benchmark > /dev/null
 	redis-server --port "$port" --save '' --appendonly no --daemonize no \
 		> "$out/redis.log" 2>&1 & rs=$!
 	sleep 1
-	for p in sidescope-tables sidescope-fp perf-fp perf-dwarf; do
-		redis-benchmark -p "$port" -q -n 100000000 -c 20 -t set,get,incr,lpush > /dev/null 2>&1 &
-		rb=$!
-		sleep 1
-		profile_with "$p" "$rs"
-		kill "$rb" 2> /dev/null; wait "$rb" 2> /dev/null || true
-		set -- $res
-		echo "| redis-server under redis-benchmark | $p | $1 | $2 | $3 | $4 |"
+	for _ in $(seq "$reps"); do
+		for p in sidescope-tables sidescope-fp perf-fp perf-dwarf; do
+			redis-benchmark -p "$port" -q -n 100000000 -c 20 -t set,get,incr,lpush \
+				> /dev/null 2>&1 & rb=$!
+			sleep 1
+			profile_with "$p" "$rs"
+			kill "$rb" 2> /dev/null; wait "$rb" 2> /dev/null || true
+			note "redis-server under redis-benchmark" "$p"
+		done
 	done
 	kill "$rs"; wait "$rs" 2> /dev/null || true
 else
 	echo "(redis-server and redis-benchmark not installed: apt install redis-server redis-tools)"
 fi
+
+# a row per workload and profiler, in the order run: the median CPU and
+# BPF time of its rounds, the samples and share of its last
+echo
+echo "| workload | profiler | samples | reaching main % | profiler CPU s | BPF ns a sample |"
+echo "|---|---|---|---|---|---|"
+awk -F'|' '
+function median(list,   a, n, i, j, t) {
+	n = split(substr(list, 2), a, " ")
+	for (i = 2; i <= n; i++)	# insertion sort: a few rounds
+		for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	return a[int((n + 1) / 2)]
+}
+{ k = $1 "|" $2; if (!(k in cpu)) order[++n] = k
+  cpu[k] = cpu[k] " " $5; bpf[k] = bpf[k] " " $6; last[k] = $3 " | " $4 }
+END { for (i = 1; i <= n; i++) { k = order[i]; split(k, w, "|")
+	b = bpf[k] ~ /-/ ? "-" : median(bpf[k])
+	printf "| %s | %s | %s | %s | %s |\n", w[1], w[2], last[k], median(cpu[k]), b } }' "$out/uw.rows"

@@ -66,12 +66,22 @@ struct unwind_row {
 
 /* One executable mapping of a process with a table: rows
  * [first, first + count) of the row map unwind_rows[shard], for the
- * addresses [start, end) whose row pc is the address less adj. */
+ * addresses [start, end) whose row pc is the address less adj.
+ *
+ * The rows' index, where there is one (nblocks > 0): a row search starts
+ * from the block of 4 KB its pc is in, not from the whole table, so that a
+ * sample's cold look-ups touch one or two pages of rows, not ten. Entry k
+ * (of nblocks + 1) is how many rows have a pc at or below (block0 + k) <<
+ * UNWIND_BLOCK_SHIFT; the entries are __u32s packed four to a row slot,
+ * from slot idx_first of the same row map. */
 struct unwind_map {
 	__u64 start, end, adj;
 	__u32 first, count;
-	__u32 shard, pad;
+	__u32 shard, nblocks;
+	__u32 idx_first, block0;
 };
+
+#define UNWIND_BLOCK_SHIFT 12
 
 #define UNWIND_MAX_MAPS 64	/* mappings with tables a process */
 #define UNWIND_MAX_SHARDS 64	/* row maps, made by user space as needed */

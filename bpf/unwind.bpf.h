@@ -107,11 +107,45 @@ __noinline __u32 unwind_find_map(__u32 slot, __u32 n, __u64 look)
 	return lo;
 }
 
-/* Of the rows [FIRST, FIRST + COUNT) of row map SHARD: 1 + the index of
- * the last one whose pc is at or below REL, or 0. */
-__noinline __u32 unwind_find_row(__u32 shard, __u32 first, __u32 count, __u32 rel)
+/* Entry K of the rows' index from slot IDX of row map ROWS (struct
+ * unwind_map), or -1 */
+static __always_inline __s64 unwind_index_at(void *rows, __u32 idx, __u32 k)
 {
-	__u32 lo = 0, hi = count, idx;
+	__u32 slot = idx + k / 4, *e;
+
+	e = bpf_map_lookup_elem(rows, &slot);
+	if (!e)
+		return -1;
+	return e[k & 3];
+}
+
+/* Of the rows [0, COUNT) of an object in row map SHARD: the range [lo, hi)
+ * (lo | hi << 32) the row search starts from for a pc in block K of its
+ * index (NBLOCKS entries and one, from slot IDX; counted from the index's
+ * first block): that block's rows, or all of them (no index, K outside). */
+__noinline __u64 unwind_block(__u32 shard, __u32 count, __u32 idx, __u32 nblocks, __u32 k)
+{
+	__s64 lo, hi;
+	void *rows;
+
+	if (k >= nblocks)
+		return (__u64)count << 32;
+	rows = bpf_map_lookup_elem(&unwind_rows, &shard);
+	if (!rows)
+		return (__u64)count << 32;
+	lo = unwind_index_at(rows, idx, k);
+	hi = unwind_index_at(rows, idx, k + 1);
+	if (lo < 0 || hi < lo)
+		return (__u64)count << 32;
+	return (__u64)lo | (__u64)hi << 32;
+}
+
+/* Of the rows [FIRST, FIRST + HI) of row map SHARD, knowing that the
+ * first LO have a pc at or below REL: 1 + the index of the last one whose
+ * pc is at or below REL, or 0. */
+__noinline __u32 unwind_find_row(__u32 shard, __u32 first, __u32 lo, __u32 hi, __u32 rel)
+{
+	__u32 idx;
 	struct unwind_row *r;
 	void *rows;
 	int k;
@@ -141,7 +175,7 @@ static __always_inline struct unwind_row *unwind_find(__u32 slot, __u32 n, __u64
 	struct unwind_map *m;
 	__u32 i, idx, shard;
 	void *rows;
-	__u64 rel;
+	__u64 rel, range;
 
 	i = unwind_find_map(slot, n, look);
 	if (!i || i > UNWIND_MAX_MAPS)
@@ -154,7 +188,10 @@ static __always_inline struct unwind_row *unwind_find(__u32 slot, __u32 n, __u64
 	if (rel > 0xffffffffull)
 		return NULL;
 	shard = m->shard;
-	idx = unwind_find_row(shard, m->first, m->count, (__u32)rel);
+	/* a pc below the index's first block wraps around: all the rows */
+	range = unwind_block(shard, m->count, m->idx_first, m->nblocks,
+			     ((__u32)rel >> UNWIND_BLOCK_SHIFT) - m->block0);
+	idx = unwind_find_row(shard, m->first, (__u32)range, (__u32)(range >> 32), (__u32)rel);
 	if (!idx)
 		return NULL;
 	idx -= 1;

@@ -891,7 +891,7 @@ static int attach_bpf(struct profiler *pr)
 		if (pr->cache)
 			unwinder__set_cache(pr->uw, pr->cache);
 		for (i = 0; i < env->npids; i++)
-			unwinder__add(pr->uw, env->pids[i]);
+			unwinder__watch(pr->uw, env->pids[i]);
 		c->on_new = unwind_new;
 		c->on_new_arg = pr;
 	}
@@ -1078,7 +1078,7 @@ static int run_capture(struct profiler *pr, uint64_t t0)
 		if (pr->uw && now - last_unwind >= 250000000ull) {
 			last_unwind = now;
 			for (i = 0; i < pr->env.npids; i++)
-				unwinder__add(pr->uw, pr->env.pids[i]);
+				unwinder__watch(pr->uw, pr->env.pids[i]);
 		}
 		if (tty && now - last_tty >= 100000000ull) {
 			last_tty = now;

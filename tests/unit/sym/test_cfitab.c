@@ -332,6 +332,51 @@ static int section_of(const char *path, const char *name, long *off, size_t *siz
 	return -1;
 }
 
+/* The row index: a search from a pc's block finds the row a search of the
+ * whole table finds, at every row's pc, just before and after it, at the
+ * edges of blocks, and outside the table; thin tables get none. */
+static void test_index(const struct cfi_table *t)
+{
+	uint32_t block0 = 0, nblocks = cfitab__index_blocks(t, &block0), *e;
+	size_t i, bad = 0, n = 0, widest = 0;
+	uint64_t a, lim;
+	struct cfi_row thin[8];
+	struct cfi_table tt = { 0 };
+
+	ok(nblocks > 0, "libc: an index of %u blocks from block %u", nblocks, block0);
+	e = calloc(nblocks + 1, sizeof(*e));
+	if (!nblocks || !e) {
+		free(e);
+		return;
+	}
+	cfitab__index(t, nblocks, block0, e);
+	is_int(e[nblocks], (long)t->n, "its last entry counts every row");
+	for (i = 0; i < nblocks; i++)
+		if (e[i + 1] - e[i] > widest)
+			widest = e[i + 1] - e[i];
+	diag("libc: at most %zu rows a block of 4 KB (of %zu)", widest, t->n);
+	for (i = 0; i < t->n; i++) {
+		for (a = t->rows[i].pc ? t->rows[i].pc - 1 : 0; a <= (uint64_t)t->rows[i].pc + 1; a++, n++)
+			bad += cfitab__find_indexed(t, e, nblocks, block0, a + t->base) !=
+			       cfitab__find(t, a + t->base);
+	}
+	lim = ((uint64_t)(block0 + nblocks + 2)) << CFITAB_BLOCK_SHIFT;
+	for (a = 0; a < lim; a += 4093, n++)	/* block edges, before and after */
+		bad += cfitab__find_indexed(t, e, nblocks, block0, a + t->base) !=
+		       cfitab__find(t, a + t->base);
+	is_int(bad, 0, "libc: the indexed search finds the same row at %zu addresses", n);
+	free(e);
+
+	/* eight rows 4 GB apart, as a hostile file may make: no index */
+	for (i = 0; i < 8; i++)
+		thin[i] = (struct cfi_row){ .pc = (uint32_t)(i * 0x1fffffffu), .cfa = CFI_CFA_SP };
+	tt.rows = thin;
+	tt.n = 8;
+	is_int(cfitab__index_blocks(&tt, &block0), 0, "rows spread thinly: no index");
+	tt.n = 7;
+	is_int(cfitab__index_blocks(&tt, &block0), 0, "under 8 rows: no index");
+}
+
 int main(void)
 {
 	struct cfi_table t, libc;
@@ -416,6 +461,7 @@ int main(void)
 		ok(plt >= 1, "libc: its .plt has the PLT rule");
 		ok(libc.st.unsupported * 100 < libc.n, "libc: under 1%% of rows unsupported");
 	}
+	test_index(&libc);
 	cfitab__free(&libc);
 
 	/* this very stack: walk_cmp <- libc's qsort <- walk_sort <- walk_chain

@@ -36,10 +36,13 @@ struct uw_file {
 	const char *why;
 	char *path;
 	uint32_t shard, first, count;	/* its rows: in unwind_rows[shard] */
+	uint32_t idx_first, nblocks, block0;	/* their index (struct unwind_map) */
 	uint64_t base;		/* the table's */
 	struct { uint64_t off, vaddr, filesz; } seg[MAX_SEGS];	/* executable PT_LOADs */
 	int nseg;
 };
+
+#define UW_KEPT_FDS_MAX 256	/* /proc/PID/maps kept open at most */
 
 /* A process's mappings with tables, as unwind_procs/unwind_maps hold them */
 struct uw_maps {
@@ -73,6 +76,7 @@ struct unwinder {
 	size_t nfiles, cap_files;
 	struct uw_proc *procs;
 	size_t nprocs;
+	size_t kept_fds;	/* procs' maps_fd open */
 	struct cficache *cache;	/* tables of earlier captures, or NULL */
 	long vdso_file;		/* index in files of the vDSO's; -1: not yet
 				 * built, -2: none */
@@ -230,13 +234,18 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* T's rows into a row map, for F (which then is ok); T is freed. */
+_Static_assert(CFITAB_BLOCK_SHIFT == UNWIND_BLOCK_SHIFT, "one block size for both searches");
+
+/* T's rows (after their index) into a row map, for F (which then is ok);
+ * T is freed. */
 static void load_rows(struct unwinder *u, struct uw_file *f, struct cfi_table *t)
 {
+	uint32_t block0 = 0, nblocks = t->n <= UINT32_MAX / 2 ? cfitab__index_blocks(t, &block0) : 0;
+	uint32_t slots = nblocks ? (nblocks + 1 + 3) / 4 : 0;
 	size_t i;
 	int sh;
 
-	sh = t->n <= UINT32_MAX ? shard_for(u, (uint32_t)t->n) : -1;
+	sh = t->n <= UINT32_MAX / 2 ? shard_for(u, (uint32_t)t->n + slots) : -1;
 	if (sh < 0) {
 		f->why = errno == ENOSPC ? "no room left in the table maps" :
 			 "the kernel refused a table map";
@@ -247,7 +256,15 @@ static void load_rows(struct unwinder *u, struct uw_file *f, struct cfi_table *t
 		return;
 	}
 	f->shard = (uint32_t)sh;
-	f->first = u->shards[sh].used;
+	f->idx_first = u->shards[sh].used;
+	f->nblocks = nblocks;
+	f->block0 = nblocks ? block0 : 0;
+	if (nblocks) {
+		/* four entries a row slot, the last slot's tail zeroed */
+		memset(&u->shards[sh].rows[f->idx_first], 0, slots * sizeof(struct unwind_row));
+		cfitab__index(t, nblocks, block0, (uint32_t *)&u->shards[sh].rows[f->idx_first]);
+	}
+	f->first = f->idx_first + slots;
 	f->count = (uint32_t)t->n;
 	f->base = t->base;
 	for (i = 0; i < t->n; i++) {
@@ -260,7 +277,7 @@ static void load_rows(struct unwinder *u, struct uw_file *f, struct cfi_table *t
 		r->fp = t->rows[i].fp;
 		r->pad = 0;
 	}
-	u->shards[sh].used += (uint32_t)t->n;
+	u->shards[sh].used += (uint32_t)t->n + slots;
 	u->st.rows += t->n;
 	u->st.files += !f->vdso;	/* the vDSO is the kernel's, not an object of the app */
 	f->ok = 1;
@@ -393,7 +410,9 @@ static struct uw_file *file_of(struct unwinder *u, pid_t pid, const struct proc_
 	return f;
 }
 
-int unwinder__add(struct unwinder *u, pid_t pid)
+/* unwinder__add, and with KEEP, PID's /proc/PID/maps kept open for the
+ * next looks (unwinder__watch) */
+static int add_proc(struct unwinder *u, pid_t pid, bool keep)
 {
 	struct uw_maps up;
 	struct proc_maps *maps;
@@ -406,15 +425,16 @@ int unwinder__add(struct unwinder *u, pid_t pid)
 	for (i = 0; i < u->nprocs; i++)
 		if (u->procs[i].pid == pid)
 			p = &u->procs[i];
-	/* looked at again every 250 ms: through a descriptor kept open (no
-	 * open, no path walk in /proc each time), its mappings parsed only
-	 * when the text changed */
+	/* a target is looked at again every 250 ms: through a descriptor
+	 * kept open (no open, no path walk in /proc each time); any process's
+	 * mappings are parsed only when the text changed */
 	if (p && p->maps_fd >= 0) {
 		maps = proc_maps__load_changed_fd(p->maps_fd, p->maps_hash, &hash);
 		if (!maps && errno == ESRCH) {
 			/* exited: a process that has its PID now, if any */
 			close(p->maps_fd);
 			p->maps_fd = -1;
+			u->kept_fds--;
 		}
 	}
 	if (!p || p->maps_fd < 0) {
@@ -422,12 +442,21 @@ int unwinder__add(struct unwinder *u, pid_t pid)
 		if (fd < 0)
 			return fd;
 		maps = proc_maps__load_changed_fd(fd, p ? p->maps_hash : 0, &hash);
-		if (p)
+		err = errno;
+		/* kept for the targets alone: a descriptor for every process
+		 * of a pod or a machine could reach the open-files limit */
+		if (!keep || u->kept_fds >= UW_KEPT_FDS_MAX) {
+			close(fd);
+			fd = -1;
+		} else if (p) {
 			p->maps_fd = fd;
+			u->kept_fds++;
+		}
+		errno = err;
 	}
 	if (!maps) {
 		err = errno;
-		if (!p)
+		if (!p && fd >= 0)
 			close(fd);
 		return err ? -err : 0;
 	}
@@ -469,6 +498,9 @@ int unwinder__add(struct unwinder *u, pid_t pid)
 		up.m[up.n].first = f->first;
 		up.m[up.n].count = f->count;
 		up.m[up.n].shard = f->shard;
+		up.m[up.n].idx_first = f->idx_first;
+		up.m[up.n].nblocks = f->nblocks;
+		up.m[up.n].block0 = f->block0;
 		up.n++;
 	}
 	proc_maps__free(maps);
@@ -479,7 +511,8 @@ int unwinder__add(struct unwinder *u, pid_t pid)
 				p = &u->procs[i];
 		if (!p && u->nprocs == u->max_procs) {
 			u->st.procs_full++;
-			close(fd);
+			if (fd >= 0)
+				close(fd);
 			return -ENOSPC;
 		}
 		if (!p) {
@@ -489,6 +522,7 @@ int unwinder__add(struct unwinder *u, pid_t pid)
 		}
 		p->pid = pid;
 		p->maps_fd = fd;
+		u->kept_fds += fd >= 0;
 		memset(&p->last, 0xff, sizeof(p->last));	/* written below */
 		u->st.procs++;
 	}
@@ -511,6 +545,16 @@ int unwinder__add(struct unwinder *u, pid_t pid)
 	return 0;
 }
 
+int unwinder__add(struct unwinder *u, pid_t pid)
+{
+	return add_proc(u, pid, false);
+}
+
+int unwinder__watch(struct unwinder *u, pid_t pid)
+{
+	return add_proc(u, pid, true);
+}
+
 size_t unwinder__refresh(struct unwinder *u)
 {
 	size_t i, n = 0;
@@ -531,8 +575,10 @@ size_t unwinder__sweep(struct unwinder *u)
 		if (!key || kill((pid_t)key, 0) == 0 || errno != ESRCH)
 			continue;
 		bpf_map_delete_elem(u->pids_fd, &key);
-		if (u->procs[i].maps_fd >= 0)
+		if (u->procs[i].maps_fd >= 0) {
 			close(u->procs[i].maps_fd);
+			u->kept_fds--;
+		}
 		u->procs[i].maps_fd = -1;
 		u->procs[i].pid = 0;
 		n++;

@@ -508,12 +508,52 @@ int cfitab__build_fd(int fd, struct cfi_table *t)
 
 const struct cfi_row *cfitab__find(const struct cfi_table *t, uint64_t addr)
 {
+	return cfitab__find_indexed(t, NULL, 0, 0, addr);
+}
+
+uint32_t cfitab__index_blocks(const struct cfi_table *t, uint32_t *block0)
+{
+	uint64_t n;
+
+	*block0 = 0;
+	if (t->n < 8)
+		return 0;
+	*block0 = t->rows[0].pc >> CFITAB_BLOCK_SHIFT;
+	n = (uint64_t)(t->rows[t->n - 1].pc >> CFITAB_BLOCK_SHIFT) - *block0 + 1;
+	/* (n + 1) entries, four to a 16-byte row slot */
+	return (n + 1 + 3) / 4 > t->n / 2 ? 0 : (uint32_t)n;
+}
+
+void cfitab__index(const struct cfi_table *t, uint32_t nblocks, uint32_t block0, uint32_t *e)
+{
+	size_t j = 0;
+	uint32_t k;
+
+	for (k = 0; k <= nblocks; k++) {
+		uint64_t at = (uint64_t)(block0 + k) << CFITAB_BLOCK_SHIFT;
+
+		while (j < t->n && t->rows[j].pc <= at)
+			j++;
+		e[k] = (uint32_t)j;
+	}
+}
+
+const struct cfi_row *cfitab__find_indexed(const struct cfi_table *t, const uint32_t *e,
+					   uint32_t nblocks, uint32_t block0, uint64_t addr)
+{
 	size_t lo = 0, hi = t->n;
+	uint32_t k;
 	uint64_t pc;
 
 	if (!t->n || addr < t->base || addr - t->base > UINT32_MAX)
 		return NULL;
 	pc = addr - t->base;
+	/* below the first block, k wraps around: the whole table */
+	k = (uint32_t)(pc >> CFITAB_BLOCK_SHIFT) - block0;
+	if (e && k < nblocks && e[k] <= e[k + 1] && e[k + 1] <= t->n) {
+		lo = e[k];	/* rows at or below the block's start */
+		hi = e[k + 1];	/* and at or below the next one's */
+	}
 	while (lo < hi) {	/* the first row after pc */
 		size_t mid = lo + (hi - lo) / 2;
 

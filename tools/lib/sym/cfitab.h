@@ -83,6 +83,25 @@ void cfitab__free(struct cfi_table *t);
 /* The row covering the object address ADDR, or NULL (before the first). */
 const struct cfi_row *cfitab__find(const struct cfi_table *t, uint64_t addr);
 
+/* An index of T's rows by blocks of 1 << CFITAB_BLOCK_SHIFT bytes, so
+ * that a row search (the BPF walker's, cold at every sample) starts from
+ * the rows of its pc's block, a page or two, instead of the whole table.
+ * Entry k (of nblocks + 1) is how many rows have a pc at or below
+ * (block0 + k) << CFITAB_BLOCK_SHIFT. */
+#define CFITAB_BLOCK_SHIFT 12
+
+/* How many blocks T's index covers, from its first row's block (*BLOCK0),
+ * or 0 for no index: under 8 rows (as short to search), or rows spread so
+ * thinly that the index would take more than half their room (a hostile
+ * file's two rows 4 GB apart). */
+uint32_t cfitab__index_blocks(const struct cfi_table *t, uint32_t *block0);
+/* T's index of NBLOCKS blocks from BLOCK0 into E (nblocks + 1 entries). */
+void cfitab__index(const struct cfi_table *t, uint32_t nblocks, uint32_t block0, uint32_t *e);
+/* cfitab__find through the index E (NBLOCKS from BLOCK0; none: 0), as the
+ * BPF walker searches. */
+const struct cfi_row *cfitab__find_indexed(const struct cfi_table *t, const uint32_t *e,
+					   uint32_t nblocks, uint32_t block0, uint64_t addr);
+
 /* The registers an unwind step needs. */
 struct cfi_regs {
 	uint64_t ip, sp, bp, di;

@@ -68,12 +68,19 @@ lttngpod_capture() {
 	[ -z "${LTTNGPOD_CAPS+set}" ] || _bound=$(caps_bounding_set "$LTTNGPOD_CAPS")
 	# shellcheck disable=SC2016
 	# perl: a background job starts with SIGINT ignored, which a shell cannot
-	# trap; restore it so that the test can press "Ctrl-C"
-	pod_sidecar sh -c 'cd "$1/cwd" || exit 1; echo "$$" > "$2"; b=$3; shift 3
+	# trap; restore it so that the test can press "Ctrl-C". The script runs
+	# in a child whose PID is the one signalled; the parent gives its death
+	# by a signal as 128+N: nsenter, SIGINT ignored in a background job,
+	# cannot pass it on and said 1 (a signal before the script's traps)
+	pod_sidecar sh -c 'cd "$1/cwd" || exit 1; b=$3; shift 3
 		[ -z "$b" ] || set -- setpriv --inh-caps=-all --bounding-set="$b" -- "$@"
-		exec "$@"' sh "$T" "$T/$_tag.cap.pid" "$_bound" \
-		perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die' busybox sh \
-		"$CAP" "$@" >"$T/$_tag.out" 2>"$T/$_tag.err" &
+		exec "$@"' sh "$T" - "$_bound" \
+		perl -e 'my $f = shift; my $c = fork // die "fork: $!";
+			if (!$c) { $SIG{INT} = "DEFAULT"; open(my $h, ">", "$f.new") or die "$f: $!";
+				print $h "$$\n"; close $h; rename("$f.new", $f) or die "$f: $!";
+				exec @ARGV or die "exec: $!" }
+			waitpid($c, 0); exit(($? & 127) ? 128 + ($? & 127) : $? >> 8)' \
+		"$T/$_tag.cap.pid" busybox sh "$CAP" "$@" >"$T/$_tag.out" 2>"$T/$_tag.err" &
 	cap_bg=$!
 	on_exit "kill $cap_bg"
 	wait_for_file "$T/$_tag.cap.pid" 10

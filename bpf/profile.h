@@ -50,6 +50,8 @@ enum profile_stat {
 	PSTAT_UNWIND_TABLES,	/* user stacks walked by unwind tables */
 	PSTAT_UNWIND_CUT,	/* of those, walks that stopped before the
 				 * outermost frame (no rule, unreadable) */
+	PSTAT_UNWIND_WAIT,	/* of the cut ones, walks that stopped at an
+				 * object whose table was still to be loaded */
 	PSTAT_MAX,
 };
 
@@ -79,7 +81,16 @@ struct unwind_map {
 	__u32 first, count;
 	__u32 shard, nblocks;
 	__u32 idx_first, block0;
+	__u32 want;	/* set by the walk that asked for its table */
+	__u32 pad;
 };
+
+/* An unwind_map whose object's table is loaded when a walk first reaches
+ * it: shard UNWIND_SHARD_WAIT, no rows, adj without the table's base; the
+ * walk that finds want 0 sets it and asks user space for the table
+ * (struct profile_new, want), which then writes the mapping whole, and
+ * again with its shard. */
+#define UNWIND_SHARD_WAIT 0xffffffffu
 
 #define UNWIND_BLOCK_SHIFT 12
 
@@ -137,7 +148,9 @@ struct profile_stack {
  * reads its maps while it lives. */
 struct profile_new {
 	__u32 pid;	/* tgid in the sidecar's PID namespace */
-	__u32 reserved;
+	__u32 want;	/* 0; or a walk's request instead: 1 + the index in
+			 * unwind_maps of a mapping of PID whose table it
+			 * needs (UNWIND_SHARD_WAIT) */
 };
 
 #endif

@@ -74,6 +74,8 @@ struct unwind_walk {
 	__u32 n;	/* frames in scratch[0] */
 	__u32 bp_known;
 	__u32 done;	/* 1: the outermost frame, 2: cut */
+	__u32 tgid;	/* whose stack: for a table's request */
+	__u32 wait;	/* 1: cut at an object whose table is to come */
 };
 
 /* The searches are global functions: the verifier checks each once, on its
@@ -168,12 +170,28 @@ __noinline __u32 unwind_find_row(__u32 shard, __u32 first, __u32 lo, __u32 hi, _
 	return lo ? first + lo : 0;
 }
 
-/* The row of LOOK in the tables of the process in SLOT (N mappings), or
- * NULL (no table there). */
-static __always_inline struct unwind_row *unwind_find(__u32 slot, __u32 n, __u64 look)
+/* Mapping IDX of unwind_maps (M) has its table still to come: ask user
+ * space for it, once (the first walk to get there). */
+static __always_inline void unwind_want(struct unwind_walk *w, struct unwind_map *m, __u32 idx)
+{
+	struct profile_new ev = { .pid = w->tgid, .want = idx + 1 };
+
+	w->wait = 1;
+	if (m->want)
+		return;
+	m->want = 1;
+	if (bpf_ringbuf_output(&news, &ev, sizeof(ev), 0)) {
+		m->want = 0;	/* asked again by the next walk */
+		stat_inc(PSTAT_NEW_LOST);
+	}
+}
+
+/* The row of LOOK in the tables of the process in W's slot (N mappings),
+ * or NULL (no table there; W->wait: one is to come). */
+static __always_inline struct unwind_row *unwind_find(struct unwind_walk *w, __u32 n, __u64 look)
 {
 	struct unwind_map *m;
-	__u32 i, idx, shard;
+	__u32 i, idx, shard, slot = w->slot;
 	void *rows;
 	__u64 rel, range;
 
@@ -182,7 +200,13 @@ static __always_inline struct unwind_row *unwind_find(__u32 slot, __u32 n, __u64
 		return NULL;
 	idx = slot * UNWIND_MAX_MAPS + i - 1;
 	m = bpf_map_lookup_elem(&unwind_maps, &idx);
-	if (!m || look >= m->end || look < m->adj)
+	if (!m || look >= m->end)
+		return NULL;
+	if (m->shard == UNWIND_SHARD_WAIT) {
+		unwind_want(w, m, idx);
+		return NULL;
+	}
+	if (look < m->adj)
 		return NULL;
 	rel = look - m->adj;
 	if (rel > 0xffffffffull)
@@ -221,11 +245,15 @@ static long unwind_step(__u32 i, void *ctx)
 	w->n = n + 1;
 	w->hash = stack_hash_step(w->hash, w->ip);
 	look = n ? w->ip - 1 : w->ip;	/* a return address is past its call */
-	r = unwind_find(w->slot, *nmaps, look);
+	r = unwind_find(w, *nmaps, look);
 	if (r) {
 		rule = r->cfa;
 		fp = r->fp;
 		fp_off = r->fp_off;
+	} else if (w->wait) {
+		/* most likely code without frame pointers: cut here, not
+		 * followed by a guess */
+		goto cut;
 	}
 	switch (rule) {
 	case CFI_CFA_NONE:	/* frame pointers: [RBP] and [RBP + 8] */
@@ -344,6 +372,8 @@ static __always_inline __u64 unwind_walk_store(struct unwind_walk *w)
 			stat_inc(PSTAT_USTACK_TRUNC);
 		else
 			stat_inc(PSTAT_UNWIND_CUT);
+		if (w->wait)
+			stat_inc(PSTAT_UNWIND_WAIT);
 	}
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
@@ -371,6 +401,7 @@ static __always_inline __u64 unwind_user_stack(__u32 tgid)
 
 	if (unwind_begin(&w, tgid) || unwind_task_regs(&w))
 		return 0;
+	w.tgid = tgid;
 	return unwind_walk_store(&w);
 }
 

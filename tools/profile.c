@@ -606,6 +606,15 @@ static const char *cap_hint(enum privhint_need need, int err)
 #define UNWIND_ROWS (1u << 21)
 #define UNWIND_PROCS 256u
 
+/* Processes whose tables are held: the targets alone when they are given
+ * (only they are sampled), else UNWIND_PROCS. Each takes UNWIND_MAX_MAPS
+ * mappings of unwind_maps, made (and zeroed) whole at load. */
+static uint32_t unwind_procs(const struct env *env)
+{
+	return env->npids > 0 && (uint32_t)env->npids < UNWIND_PROCS ? (uint32_t)env->npids :
+								      UNWIND_PROCS;
+}
+
 /* --table-cache: tables of earlier captures. A directory that cannot be
  * used is no error; one that is not the sidecar's own (a link, another
  * user's, open to others) is said, the default's other failures (a
@@ -635,6 +644,15 @@ static void unwind_new(void *arg, pid_t pid)
 
 	if (pr->uw)
 		unwinder__add(pr->uw, pid);
+}
+
+/* Capture hook: a walk reached an object whose table waits. */
+static void unwind_want(void *arg, pid_t pid, uint32_t idx)
+{
+	struct profiler *pr = arg;
+
+	if (pr->uw)
+		unwinder__want(pr->uw, pid, idx);
 }
 
 /* -v: how many instructions the verifier went through for each program
@@ -715,10 +733,10 @@ static int load_bpf(struct profiler *pr, const char *types, int *load_err)
 	}
 	skel->rodata->want_tables = pr->tables;
 	bpf_map__set_max_entries(skel->maps.unwind_rows, pr->tables ? UNWIND_MAX_SHARDS : 1);
-	bpf_map__set_max_entries(skel->maps.unwind_procs, pr->tables ? UNWIND_PROCS : 1);
-	bpf_map__set_max_entries(skel->maps.unwind_pids, pr->tables ? UNWIND_PROCS : 1);
+	bpf_map__set_max_entries(skel->maps.unwind_procs, pr->tables ? unwind_procs(env) : 1);
+	bpf_map__set_max_entries(skel->maps.unwind_pids, pr->tables ? unwind_procs(env) : 1);
 	bpf_map__set_max_entries(skel->maps.unwind_maps,
-				 pr->tables ? UNWIND_PROCS * UNWIND_MAX_MAPS : 1);
+				 pr->tables ? unwind_procs(env) * UNWIND_MAX_MAPS : 1);
 	bpf_map__set_max_entries(skel->maps.wakers, env->wakers ? (__u32)env->max_threads : 1);
 	bpf_map__set_max_entries(skel->maps.offstart, env->mode != PROF_MODE_CPU ?
 				 (__u32)env->max_threads : 1);
@@ -881,7 +899,7 @@ static int attach_bpf(struct profiler *pr)
 	};
 	if (pr->tables) {
 		pr->uw = unwinder__new(bpf_map__fd(skel->maps.unwind_rows), UNWIND_ROWS,
-				       bpf_map__fd(skel->maps.unwind_procs), UNWIND_PROCS,
+				       bpf_map__fd(skel->maps.unwind_procs), unwind_procs(env),
 				       bpf_map__fd(skel->maps.unwind_maps),
 				       bpf_map__fd(skel->maps.unwind_pids));
 		if (!pr->uw) {
@@ -893,6 +911,7 @@ static int attach_bpf(struct profiler *pr)
 		for (i = 0; i < env->npids; i++)
 			unwinder__watch(pr->uw, env->pids[i]);
 		c->on_new = unwind_new;
+		c->on_want = unwind_want;
 		c->on_new_arg = pr;
 	}
 	err = capture__start(c);
@@ -1218,14 +1237,20 @@ static void report_unwind(struct profiler *pr)
 	struct unwinder_stats st;
 
 	unwinder__stats(pr->uw, &st);
+	char wait[96] = "";
+
+	if (m->unwind_wait)
+		snprintf(wait, sizeof(wait), " (%llu at an object whose table was being loaded)",
+			 (unsigned long long)m->unwind_wait);
 	p_info("unwind tables: %zu objects, %llu rows in %zu row map%s (%llu KB of at most "
-	       "%llu), built in %.0f ms (%zu from the cache); %llu user stacks walked by them, "
-	       "%llu of them cut short",
+	       "%llu), built in %.0f ms (%zu from the cache), %zu of them when a walk first "
+	       "reached them, %zu more mapped but never reached; %llu user stacks walked by "
+	       "them, %llu of them cut short%s",
 	       st.files, (unsigned long long)st.rows, st.shards, st.shards == 1 ? "" : "s",
 	       (unsigned long long)(st.alloc_rows * sizeof(struct unwind_row) / 1024),
 	       (unsigned long long)(st.max_rows * sizeof(struct unwind_row) / 1024), st.build_ms,
-	       st.cached,
-	       (unsigned long long)m->unwind_tables, (unsigned long long)m->unwind_cut);
+	       st.cached, st.files_wanted, st.files_wait,
+	       (unsigned long long)m->unwind_tables, (unsigned long long)m->unwind_cut, wait);
 	size_t said = 0;
 
 	unwinder__foreach_missing(pr->uw, say_missing, &said);
@@ -1237,7 +1262,8 @@ static void report_unwind(struct profiler *pr)
 		       st.files_pe);
 	if (st.files_full || st.procs_full)
 		p_warn("unwind tables left out: %zu objects (no room in the row maps), %zu "
-		       "processes (more than %u)", st.files_full, st.procs_full, UNWIND_PROCS);
+		       "processes (more than %u)", st.files_full, st.procs_full,
+		       unwind_procs(&pr->env));
 }
 
 /* What the capture missed, said once it is over; its metadata into the

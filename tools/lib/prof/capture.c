@@ -221,14 +221,18 @@ static void watch_pid(struct capture *c, pid_t pid)
 		symbolizer__watch(c->sz, pid);
 }
 
-/* Ring buffer callback: a process was sampled for the first time. */
+/* Ring buffer callback: a process was sampled for the first time, or a
+ * walk asks for a table. */
 static int on_new_process(void *ctx, void *data, size_t size)
 {
 	const struct profile_new *ev = data;
 
 	struct capture *c = ctx;
 
-	if (size >= sizeof(*ev) && ev->pid) {
+	if (size >= sizeof(*ev) && ev->pid && ev->want) {
+		if (c->on_want)
+			c->on_want(c->on_new_arg, (pid_t)ev->pid, ev->want - 1);
+	} else if (size >= sizeof(*ev) && ev->pid) {
 		watch_pid(c, (pid_t)ev->pid);
 		if (c->on_new)
 			c->on_new(c->on_new_arg, (pid_t)ev->pid);
@@ -516,6 +520,7 @@ void capture__read_stats(struct capture *c)
 	c->meta.lost_wakers = sum[PSTAT_WAKER_FULL];
 	c->meta.unwind_tables = sum[PSTAT_UNWIND_TABLES];
 	c->meta.unwind_cut = sum[PSTAT_UNWIND_CUT];
+	c->meta.unwind_wait = sum[PSTAT_UNWIND_WAIT];
 	c->pid_reused = sum[PSTAT_PID_REUSED];
 	c->news_lost = sum[PSTAT_NEW_LOST];
 }

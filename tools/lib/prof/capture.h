@@ -58,6 +58,10 @@ struct capture {
 	 * symbolizer watches it (NULL: none) */
 	void (*on_new)(void *arg, pid_t pid);
 	void *on_new_arg;
+	/* called when a walk needs the table of mapping IDX of unwind_maps,
+	 * of process PID (struct profile_new's want; NULL: none), with
+	 * on_new_arg */
+	void (*on_want)(void *arg, pid_t pid, uint32_t idx);
 	/* read by the caller */
 	struct prof_meta meta;	/* samples and losses (capture__read_stats) */
 	uint64_t pid_reused;	/* samples of another process with a target's PID */

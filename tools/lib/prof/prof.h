@@ -72,6 +72,8 @@ struct prof_meta {
 	uint64_t lost_wakers;		/* --wakers: wakers not noted, map full */
 	uint64_t unwind_tables;		/* --unwind tables: user stacks walked so */
 	uint64_t unwind_cut;		/* of them, cut before the outermost frame */
+	uint64_t unwind_wait;		/* of those, at an object whose table was
+					 * still to be loaded */
 	uint64_t off_every_max;		/* 1 in this many switches was noted at
 					 * the most (a storm), its time counted
 					 * as many times; 1: every one */

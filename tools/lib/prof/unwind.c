@@ -30,7 +30,11 @@
 struct uw_file {
 	uint32_t dev_major, dev_minor;
 	uint64_t inode;
-	int ok;			/* 1: rows loaded; 0: none usable (why) */
+	int ok;			/* 1: rows loaded; 0: none usable (why), or
+				 * still to come (wait) */
+	int wait;		/* its table loaded when a walk first needs
+				 * it: FD kept open until then */
+	int fd;
 	int pe;			/* a PE image (a .NET assembly), not ELF */
 	int vdso;		/* the kernel's vDSO, from this process's copy */
 	const char *why;
@@ -43,6 +47,8 @@ struct uw_file {
 };
 
 #define UW_KEPT_FDS_MAX 256	/* /proc/PID/maps kept open at most */
+#define UW_WAIT_FDS_MAX 256	/* objects waiting for a walk at most; more
+				 * are loaded at once */
 
 /* A process's mappings with tables, as unwind_procs/unwind_maps hold them */
 struct uw_maps {
@@ -55,6 +61,7 @@ struct uw_proc {
 	uint32_t slot;
 	struct uw_maps last;	/* as written: unchanged, not written again
 				 * (a walker may be reading it) */
+	uint32_t file[UNWIND_MAX_MAPS];	/* LAST's mappings' files (u->files) */
 	uint64_t maps_hash;	/* of the /proc/PID/maps text LAST came from */
 	int maps_fd;		/* its /proc/PID/maps, kept open, or -1 */
 };
@@ -77,6 +84,7 @@ struct unwinder {
 	struct uw_proc *procs;
 	size_t nprocs;
 	size_t kept_fds;	/* procs' maps_fd open */
+	size_t wait_fds;	/* files' fd open (wait) */
 	struct cficache *cache;	/* tables of earlier captures, or NULL */
 	long vdso_file;		/* index in files of the vDSO's; -1: not yet
 				 * built, -2: none */
@@ -119,8 +127,11 @@ void unwinder__free(struct unwinder *u)
 
 	if (!u)
 		return;
-	for (i = 0; i < u->nfiles; i++)
+	for (i = 0; i < u->nfiles; i++) {
 		free(u->files[i].path);
+		if (u->files[i].wait)
+			close(u->files[i].fd);
+	}
 	for (i = 0; i < u->nprocs; i++)
 		if (u->procs[i].pid && u->procs[i].maps_fd >= 0)
 			close(u->procs[i].maps_fd);
@@ -301,6 +312,7 @@ static struct uw_file *new_file(struct unwinder *u, const char *path)
 	}
 	f = &u->files[u->nfiles];
 	memset(f, 0, sizeof(*f));
+	f->fd = -1;
 	f->path = strdup(path);
 	if (!f->path)
 		return NULL;
@@ -354,23 +366,65 @@ static struct uw_file *vdso_of(struct unwinder *u, const struct proc_map *m)
 	return f->ok && m->end - m->start == u->vdso_len ? f : NULL;
 }
 
-/* The file of mapping M, its table built and loaded on first sight. */
-static struct uw_file *file_of(struct unwinder *u, pid_t pid, const struct proc_map *m)
+/* F's table (the ELF file at FD, whose segments F has) from the cache or
+ * built (and cached), into a row map; else F says why not. */
+static void load_file(struct unwinder *u, struct uw_file *f, int fd)
 {
 	struct cfi_table t;
-	struct uw_file *f;
 	struct stat fst = { 0 };
-	double t0;
-	size_t i;
+	double t0 = now_ms();
+	int err = 0;
+
+	if (u->cache && !fstat(fd, &fst) && !cficache__get(u->cache, &fst, &t)) {
+		u->st.cached++;
+	} else {
+		err = cfitab__build_fd(fd, &t);
+		if (!err && u->cache && fst.st_ino)
+			cficache__put(u->cache, &fst, &t);	/* a full disk: built next time */
+	}
+	u->st.build_ms += now_ms() - t0;
+	if (err) {
+		f->why = err == -ENOENT ? "no .eh_frame or .debug_frame" :
+			 err == -ENOTSUP ? "not x86-64" :
+			 err == -EFBIG ? "too large a table" : "not a readable ELF file";
+		u->st.files_none++;
+		return;
+	}
+	load_rows(u, f, &t);
+}
+
+/* A file that waited (F->wait): its table now. */
+static void load_waiting(struct unwinder *u, struct uw_file *f)
+{
+	load_file(u, f, f->fd);
+	close(f->fd);
+	f->fd = -1;
+	f->wait = 0;
+	u->wait_fds--;
+	u->st.files_wait--;
+}
+
+/* E (its adj without a base) for the rows of F, loaded */
+static void fill_map(struct unwind_map *e, const struct uw_file *f)
+{
+	e->adj += f->base;
+	e->first = f->first;
+	e->count = f->count;
+	e->shard = f->shard;
+	e->idx_first = f->idx_first;
+	e->nblocks = f->nblocks;
+	e->block0 = f->block0;
+}
+
+/* The file of mapping M as first seen: its segments read; its table
+ * loaded now when AT_ONCE (or too many wait already), else when a walk
+ * first needs it (wait, its descriptor kept). NULL: no memory. */
+static struct uw_file *new_file_of(struct unwinder *u, pid_t pid, const struct proc_map *m,
+				   bool at_once)
+{
+	struct uw_file *f = new_file(u, m->path);
 	int fd, err;
 
-	for (i = 0; i < u->nfiles; i++) {
-		f = &u->files[i];
-		if (f->inode == m->inode && f->dev_major == m->dev_major &&
-		    f->dev_minor == m->dev_minor && !f->vdso)
-			return f;
-	}
-	f = new_file(u, m->path);
 	if (!f)
 		return NULL;
 	f->dev_major = m->dev_major;
@@ -386,28 +440,75 @@ static struct uw_file *file_of(struct unwinder *u, pid_t pid, const struct proc_
 		u->st.files_none++;
 		return f;
 	}
-	t0 = now_ms();
 	err = read_segments(fd, f);
-	if (!err && u->cache && !fstat(fd, &fst) && !cficache__get(u->cache, &fst, &t)) {
-		u->st.cached++;
-	} else if (!err) {
-		err = cfitab__build_fd(fd, &t);
-		if (!err && u->cache && fst.st_ino)
-			cficache__put(u->cache, &fst, &t);	/* a full disk: built next time */
-	}
-	close(fd);
-	u->st.build_ms += now_ms() - t0;
 	if (err) {
-		f->why = err == -ENOENT ? "no .eh_frame or .debug_frame" :
-			 err == -ENOTSUP ? "not x86-64" :
-			 err == -EFBIG ? "too large a table" :
-			 f->pe ? "a PE image" : "not a readable ELF file";
+		f->why = f->pe ? "a PE image" : "not a readable ELF file";
 		u->st.files_none++;
 		u->st.files_pe += f->pe;
+		close(fd);
 		return f;
 	}
-	load_rows(u, f, &t);
+	if (!at_once && u->wait_fds < UW_WAIT_FDS_MAX) {
+		f->wait = 1;
+		f->fd = fd;
+		u->wait_fds++;
+		u->st.files_wait++;
+		return f;
+	}
+	load_file(u, f, fd);
+	close(fd);
 	return f;
+}
+
+/* The file of mapping M, known by its identity, or NULL. */
+static struct uw_file *known_file(struct unwinder *u, const struct proc_map *m)
+{
+	size_t i;
+
+	for (i = 0; i < u->nfiles; i++) {
+		struct uw_file *f = &u->files[i];
+
+		if (f->inode == m->inode && f->dev_major == m->dev_major &&
+		    f->dev_minor == m->dev_minor && !f->vdso)
+			return f;
+	}
+	return NULL;
+}
+
+/* Whether the table of an object of a process whose executable is EXE is
+ * loaded as soon as the process is: the executable itself and the C
+ * library, at the bottom of almost every stack (main, the thread's start),
+ * so that no walk waits there; the others wait until a walk reaches them
+ * (most of a server's libraries are mapped, never run in a capture). A
+ * matter of cost alone: a name that lies only moves the wait. */
+static bool load_at_once(const char *path, const char *exe)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return !strcmp(path, exe) || !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5) ||
+	       !strncmp(base, "ld-musl-", 8) || !strncmp(base, "libc.musl-", 10);
+}
+
+/* A process's executable, as its maps name it (its /proc/PID/exe link):
+ * read when first needed */
+struct uw_exe {
+	bool read;
+	char path[PATH_MAX];	/* "" when unknown */
+};
+
+static const char *exe_of(pid_t pid, struct uw_exe *e)
+{
+	char link[64];
+	ssize_t n;
+
+	if (!e->read) {
+		e->read = true;
+		snprintf(link, sizeof(link), "%s/%d/exe", proc__root(), (int)pid);
+		n = readlink(link, e->path, sizeof(e->path) - 1);
+		e->path[n > 0 ? n : 0] = '\0';
+	}
+	return e->path;
 }
 
 /* unwinder__add, and with KEEP, PID's /proc/PID/maps kept open for the
@@ -415,6 +516,8 @@ static struct uw_file *file_of(struct unwinder *u, pid_t pid, const struct proc_
 static int add_proc(struct unwinder *u, pid_t pid, bool keep)
 {
 	struct uw_maps up;
+	uint32_t files[UNWIND_MAX_MAPS];
+	struct uw_exe exe = { .read = false };
 	struct proc_maps *maps;
 	struct uw_proc *p = NULL;
 	__u32 key = (__u32)pid;
@@ -469,13 +572,18 @@ static int add_proc(struct unwinder *u, pid_t pid, bool keep)
 
 		if (m->perms[2] != 'x')
 			continue;
-		if (!m->inode && !strcmp(m->path, "[vdso]"))
+		if (!m->inode && !strcmp(m->path, "[vdso]")) {
 			f = vdso_of(u, m);
-		else if (m->path[0] == '/' && m->inode)
-			f = file_of(u, pid, m);
-		else
+		} else if (m->path[0] == '/' && m->inode) {
+			f = known_file(u, m);
+			if (!f)
+				f = new_file_of(u, pid, m, load_at_once(m->path, exe_of(pid, &exe)));
+			else if (f->wait && load_at_once(m->path, exe_of(pid, &exe)))
+				load_waiting(u, f);	/* another's library, this one's executable */
+		} else {
 			continue;
-		if (!f || !f->ok)
+		}
+		if (!f || (!f->ok && !f->wait))
 			continue;
 		for (j = 0; j < f->nseg; j++) {
 			if (m->offset >= f->seg[j].off &&
@@ -494,13 +602,12 @@ static int add_proc(struct unwinder *u, pid_t pid, bool keep)
 		/* row pc = address - start + vaddr - base */
 		up.m[up.n].start = m->start;
 		up.m[up.n].end = m->end;
-		up.m[up.n].adj = m->start - vaddr + f->base;
-		up.m[up.n].first = f->first;
-		up.m[up.n].count = f->count;
-		up.m[up.n].shard = f->shard;
-		up.m[up.n].idx_first = f->idx_first;
-		up.m[up.n].nblocks = f->nblocks;
-		up.m[up.n].block0 = f->block0;
+		up.m[up.n].adj = m->start - vaddr;
+		if (f->ok)
+			fill_map(&up.m[up.n], f);
+		else
+			up.m[up.n].shard = UNWIND_SHARD_WAIT;
+		files[up.n] = (uint32_t)(f - u->files);
 		up.n++;
 	}
 	proc_maps__free(maps);
@@ -531,6 +638,7 @@ static int add_proc(struct unwinder *u, pid_t pid, bool keep)
 		return 0;
 	}
 	p->last = up;
+	memcpy(p->file, files, up.n * sizeof(files[0]));
 	/* the mappings, then their number, then the process's slot */
 	for (i = 0; i < up.n; i++) {
 		__u32 k = p->slot * UNWIND_MAX_MAPS + (__u32)i;
@@ -542,6 +650,49 @@ static int add_proc(struct unwinder *u, pid_t pid, bool keep)
 	    bpf_map_update_elem(u->pids_fd, &key, &p->slot, BPF_ANY))
 		return -errno;
 	p->maps_hash = hash;
+	return 0;
+}
+
+int unwinder__want(struct unwinder *u, pid_t pid, uint32_t idx)
+{
+	uint32_t slot = idx / UNWIND_MAX_MAPS, i = idx % UNWIND_MAX_MAPS, fi;
+	struct uw_file *f;
+	size_t q;
+	uint32_t j;
+
+	if (slot >= u->nprocs || u->procs[slot].pid != pid || i >= u->procs[slot].last.n ||
+	    u->procs[slot].last.m[i].shard != UNWIND_SHARD_WAIT)
+		return -ESRCH;	/* gone, or loaded since it asked */
+	fi = u->procs[slot].file[i];
+	f = &u->files[fi];
+	if (f->wait) {
+		load_waiting(u, f);
+		u->st.files_wanted += f->ok;
+	}
+	if (!f->ok)
+		return -ENOENT;	/* no usable table: its mappings stay as they are */
+	/* every process's mappings of it: whole but for their shard, then
+	 * with it, so that a walk reading one as it is written sees it
+	 * waiting or ready, nothing between */
+	for (q = 0; q < u->nprocs; q++) {
+		struct uw_proc *p = &u->procs[q];
+
+		for (j = 0; p->pid && j < p->last.n; j++) {
+			struct unwind_map e = p->last.m[j];
+			__u32 k = p->slot * UNWIND_MAX_MAPS + j;
+
+			if (p->file[j] != fi || e.shard != UNWIND_SHARD_WAIT)
+				continue;
+			fill_map(&e, f);
+			e.shard = UNWIND_SHARD_WAIT;
+			if (bpf_map_update_elem(u->maps_fd, &k, &e, BPF_ANY))
+				continue;
+			e.shard = f->shard;
+			if (bpf_map_update_elem(u->maps_fd, &k, &e, BPF_ANY))
+				continue;
+			p->last.m[j] = e;
+		}
+	}
 	return 0;
 }
 
@@ -597,6 +748,6 @@ void unwinder__foreach_missing(const struct unwinder *u,
 	size_t i;
 
 	for (i = 0; i < u->nfiles; i++)
-		if (!u->files[i].ok && !u->files[i].pe)
+		if (!u->files[i].ok && !u->files[i].pe && !u->files[i].wait)
 			fn(u->files[i].path, u->files[i].why, arg);
 }

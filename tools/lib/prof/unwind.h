@@ -7,7 +7,9 @@
  * into its slot's part of unwind_maps and their number into unwind_procs,
  * the process's slot into unwind_pids. A
  * file's rows are loaded once, shared by every process that maps it
- * (cached by device and inode). The files are the app's: opened through
+ * (cached by device and inode): a process's executable and C library
+ * when it is first seen, its other objects when a walk first reaches them
+ * (unwinder__want). The files are the app's: opened through
  * appfile inside the process's root, or through map_files. */
 #ifndef SIDESCOPE_UNWIND_H
 #define SIDESCOPE_UNWIND_H
@@ -22,6 +24,9 @@ struct unwinder_stats {
 	size_t procs;		/* processes given tables, in all */
 	size_t procs_full;	/* processes left out: unwind_procs full */
 	size_t files;		/* objects with a table */
+	size_t files_wait;	/* objects mapped whose tables no walk needed */
+	size_t files_wanted;	/* objects whose tables were loaded when a
+				 * walk first needed them */
 	size_t files_none;	/* objects without a usable one */
 	size_t files_pe;	/* of them, PE images (.NET assemblies) */
 	size_t files_full;	/* objects left out: unwind_rows full */
@@ -60,6 +65,12 @@ int unwinder__add(struct unwinder *u, pid_t pid);
  * them), read again without an open or a path walk in /proc. */
 int unwinder__watch(struct unwinder *u, pid_t pid);
 
+/* A walk of PID's stack reached mapping IDX of unwind_maps, whose table
+ * waits (UNWIND_SHARD_WAIT; struct profile_new's want): load it, for
+ * every process that maps it. 0, or a negative errno (-ESRCH: the request
+ * is stale; -ENOENT: the object has no usable table). */
+int unwinder__want(struct unwinder *u, pid_t pid, uint32_t idx);
+
 /* unwinder__add again for every process that has tables: their mappings
  * since (dlopen). Return how many were looked at. */
 size_t unwinder__refresh(struct unwinder *u);
@@ -70,7 +81,8 @@ size_t unwinder__sweep(struct unwinder *u);
 
 void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st);
 /* Call FN for each object without a usable table (its path, and why),
- * but PE images: .NET's, whose code keeps frame pointers (files_pe). */
+ * but PE images: .NET's, whose code keeps frame pointers (files_pe), and
+ * objects no walk reached (whose tables were never wanted). */
 void unwinder__foreach_missing(const struct unwinder *u,
 			       void (*fn)(const char *path, const char *why, void *arg), void *arg);
 

@@ -135,8 +135,9 @@ static const struct cli_opt opts[] = {
 					"pointers where there is none, as in JIT code) or\n"
 					"auto (the default: tables on Linux 5.17 and newer,\n"
 					"else fp)" },
-	{ OPT_TABLE_CACHE, "table-cache", "DIR", "keep unwind tables, and the kernel types the\n"
-						 "BPF program needs, in DIR for later captures,\n"
+	{ OPT_TABLE_CACHE, "table-cache", "DIR", "keep unwind tables, symbol tables and the\n"
+						 "kernel types the BPF program needs in DIR,\n"
+						 "for later captures,\n"
 						 "a directory of the sidecar's own, mode 0700\n"
 						 "(default " CFICACHE_DIR ", at most 64M);\n"
 						 "none: build them every time" },
@@ -554,15 +555,20 @@ static void watch_cgroup(struct symbolizer *sz, const char *procs)
 	free(buf);
 }
 
-/* The symbolizer, the profile and the stack cache, the targets watched
- * from now on. 0, or -1 once said. */
+static void open_cache(struct profiler *pr);
+
+/* The symbolizer (symbol tables kept in the table cache), the profile and
+ * the stack cache, the targets watched from now on. 0, or -1 once said. */
 static int open_model(struct profiler *pr)
 {
 	struct env *env = &pr->env;
 	struct capture *c = &pr->c;
 	int i;
 
+	open_cache(pr);
 	c->sz = symbolizer__new();
+	if (c->sz && pr->cache)
+		symbolizer__set_cache(c->sz, pr->cache);
 	/* ReadyToRun code in mapped .dll images is named from the image itself;
 	 * SIDESCOPE_NO_R2R=1 leaves it to perf maps (for comparisons) */
 	if (c->sz && !getenv("SIDESCOPE_NO_R2R"))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* libFuzzer target: ELF symbol tables from truncated or corrupt files (the
- * profiler and uprobe read binaries from the application's container). */
+ * profiler and uprobe read binaries from the application's container), and
+ * the same bytes as a packed table (what the table cache holds). */
 #include <stdint.h>
 #include <unistd.h>
 
@@ -15,6 +16,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t a, o;
 	int fd;
 
+	s = elfsym__unpack(data, size);
+	if (s) {
+		elfsym__lookup_addr(s, 0x1000, &o);
+		elfsym__lookup_name(s, "main", hits, 4);
+		elfsym__free(s);
+	}
 	fd = fuzz_memfile(data, size, path, sizeof(path));
 	if (fd < 0)
 		return 0;

@@ -87,12 +87,28 @@ ok "$([ "$main" -ge 90 ]; echo $?)" "with the same stacks ($main% whole)"
 vi=$(sed -n 's/.*program do_sample: \([0-9]*\) instructions verified.*/\1/p' "$T/chain-types.err")
 diag "do_sample with tables: ${vi:-?} instructions verified"
 ok "$([ "${vi:-99999}" -le 9000 ]; echo $?)" "-v says what the verifier went through (${vi:-none}, at most 9,000)"
-blob=$(ls "$T/cache"/*.blb | head -n 1)
-printf 'X' | dd of="$blob" bs=1 seek=200 conv=notrunc 2> /dev/null
+# the kernel types' blob, not a symbol table's (sssyms)
+blob=$(for b in "$T/cache"/*.blb; do grep -qa sssyms "$b" || echo "$b"; done | head -n 1)
+printf 'X' | dd of="${blob:-/dev/null}" bs=1 seek=200 conv=notrunc 2> /dev/null
 profile_nofp chain tables chain-types2 -v
 is "$?" 0 "a damaged copy of the kernel types"
 like "$(cat "$T/chain-types2.err")" "kernel types kept for the next capture" \
 	"is not used, and made again"
+
+# ---- and the symbol tables -----------------------------------------------------
+# (read, sorted and kept once: a later capture reads one block a file)
+syms=$(grep -la sssyms "$T/cache"/*.blb)
+ok "$([ -n "$syms" ]; echo $?)" "the symbol tables are kept in the cache directory"
+for b in $syms; do
+	printf 'X' | dd of="$b" bs=1 seek=100 conv=notrunc 2> /dev/null
+	cp "$b" "$T/${b##*/}.bad"
+done
+profile_nofp chain tables chain-syms
+main=$(share "$T/chain-syms.folded" ';main;chain_a;chain_b;chain_c;spin_leaf ')
+ok "$([ "$main" -ge 90 ]; echo $?)" "damaged ones are not used: the same names ($main% whole)"
+again=0
+for b in $syms; do [ -e "$b" ] && ! cmp -s "$b" "$T/${b##*/}.bad" || again=1; done
+ok "$again" "and are kept again"
 
 profile_nofp chain tables chain-nocache --table-cache none
 like "$(cat "$T/chain-nocache.err")" "\(0 from the cache\)" "--table-cache none builds them"

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "sym/elfsym.h"
@@ -218,6 +219,95 @@ static void test_corrupt(void)
 	ok(elfsym__load("/nonexistent/file", "") == NULL && errno == ENOENT, "missing file: ENOENT");
 }
 
+/* The packed form kept between captures: the same answers after a round
+ * trip; every damaged or cut copy refused, none read past its end. */
+static void test_pack(void)
+{
+	const struct elf_sym_info *hits[4], *e;
+	struct elf_syms *s, *u;
+	uint64_t off = 0, addr = 0, delta = 0;
+	char exe[PATH_MAX];
+	unsigned char *bad;
+	size_t len, i, refused = 0, tries = 0;
+	void *buf = NULL;
+
+	s = elfsym__load("/proc/self/exe", "");
+	if (!s || runtime_offset((uintptr_t)elfsym_test_target, &off, exe, sizeof(exe))) {
+		ok(0, "load our own executable to pack");
+		elfsym__free(s);
+		return;
+	}
+	ok(elfsym__complete(s), "our executable has a full symbol table");
+	is_int(elfsym__pack(s, &buf, &len), 0, "packed (%zu bytes)", len);
+	u = buf ? elfsym__unpack(buf, len) : NULL;
+	ok(u != NULL, "unpacked");
+	if (!u) {
+		free(buf);
+		elfsym__free(s);
+		return;
+	}
+	is_int(elfsym__count(u), elfsym__count(s), "the same number of symbols");
+	is_str(elfsym__build_id(u), elfsym__build_id(s), "the same build id");
+	ok(elfsym__is_dyn(u) && elfsym__complete(u), "ET_DYN and a full table, still");
+	ok(elfsym__offset_to_addr(u, off, &addr) == 0, "its segments: offset -> address");
+	e = elfsym__lookup_addr(u, addr + 2, &delta);
+	is_str(e ? e->name : NULL, "elfsym_test_target", "address -> name");
+	is_int(delta, 2, "and the delta");
+	ok(elfsym__lookup_name(u, "elfsym_test_target", hits, 4) == 1 &&
+	   hits[0]->file_offset == off, "name -> file offset");
+	elfsym__free(u);
+
+	bad = malloc(len);
+	for (i = 0; bad && i < len; i += 1 + i / 8) {
+		/* cut short */
+		tries++;
+		u = elfsym__unpack(buf, i);
+		refused += u == NULL;
+		elfsym__free(u);
+	}
+	ok(bad && refused == tries, "every copy cut short refused (%zu of %zu)", refused, tries);
+	/* the header's magic and counts, each set wrong */
+	for (i = 0, refused = 0, tries = 0; bad && i < 24; i += 4) {
+		memcpy(bad, buf, len);
+		memset(bad + i, 0xff, 4);
+		tries++;
+		u = elfsym__unpack(bad, len);
+		refused += u == NULL;
+		elfsym__free(u);
+	}
+	ok(bad && refused == tries, "a damaged header refused (%zu of %zu)", refused, tries);
+	if (bad) {
+		/* the symbols (address, size, name offset: 24 bytes each)
+		 * after the 176-byte header and the segments (24 bytes each,
+		 * their count at byte 12) */
+		uint32_t nsegs;
+		size_t at;
+		uint64_t v;
+
+		memcpy(&nsegs, (char *)buf + 12, sizeof(nsegs));
+		at = 176 + (size_t)nsegs * 24;
+		memcpy(bad, buf, len);
+		v = ~0ull;
+		memcpy(bad + at + 16, &v, sizeof(v));
+		u = elfsym__unpack(bad, len);
+		ok(u == NULL && errno == EINVAL, "a name past the names refused");
+		elfsym__free(u);
+		memcpy(bad, buf, len);
+		memcpy(bad + at + 24, &v, sizeof(v));	/* the second symbol's address */
+		u = elfsym__unpack(bad, len);
+		ok(u == NULL && errno == EINVAL, "addresses out of order refused");
+		elfsym__free(u);
+		memcpy(bad, buf, len);
+		bad[len - 1] = 'x';
+		u = elfsym__unpack(bad, len);
+		ok(u == NULL && errno == EINVAL, "names without their last NUL refused");
+		elfsym__free(u);
+	}
+	free(bad);
+	free(buf);
+	elfsym__free(s);
+}
+
 int main(void)
 {
 	char cmd[PATH_MAX + 16];
@@ -231,6 +321,7 @@ int main(void)
 	test_aliases();
 	test_debug_files();
 	test_corrupt();
+	test_pack();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	run(cmd);
 	return done_testing();

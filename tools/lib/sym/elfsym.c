@@ -642,6 +642,138 @@ struct elf_syms *elfsym__load(const char *path, const char *debug_root)
 	return s;
 }
 
+/* The packed form (elfsym__pack): a header, the segments, the symbols
+ * (addresses, sizes and name offsets), then their names, each ending in
+ * NUL. Native byte order: it is kept on this machine only. */
+#define PACK_MAGIC "sssyms\0\1"
+#define PACK_MAX_SYMS (16u << 20)
+
+struct pack_head {
+	char magic[8];
+	uint32_t n, nsegs;
+	uint64_t names_len;
+	uint32_t dyn, have_symtab;
+	uint32_t debuglink;	/* offset into the names + 1, 0: none */
+	uint32_t pad;
+	char build_id[2 * 64 + 8];
+};
+
+struct pack_sym {
+	uint64_t addr, size;
+	uint64_t name;		/* offset into the names */
+};
+
+int elfsym__pack(const struct elf_syms *s, void **buf, size_t *len)
+{
+	struct pack_head h;
+	struct pack_sym *ps;
+	size_t names = 0, i, at, total, link = s->debuglink ? strlen(s->debuglink) + 1 : 0;
+	char *b, *np;
+
+	*buf = NULL;
+	*len = 0;
+	for (i = 0; i < s->n; i++)
+		names += strlen(s->syms[i].name) + 1;
+	names += link;
+	total = sizeof(h) + s->nsegs * sizeof(*s->segs) + s->n * sizeof(*ps) + names;
+	b = malloc(total);
+	if (!b)
+		return -ENOMEM;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, PACK_MAGIC, sizeof(h.magic));
+	h.n = (uint32_t)s->n;
+	h.nsegs = (uint32_t)s->nsegs;
+	h.names_len = names;
+	h.dyn = s->dyn;
+	h.have_symtab = s->have_symtab;
+	memcpy(h.build_id, s->build_id, sizeof(s->build_id));
+	memcpy(b, &h, sizeof(h));
+	at = sizeof(h);
+	memcpy(b + at, s->segs, s->nsegs * sizeof(*s->segs));
+	at += s->nsegs * sizeof(*s->segs);
+	ps = (struct pack_sym *)(b + at);
+	np = b + at + s->n * sizeof(*ps);
+	for (i = 0, at = 0; i < s->n; i++) {
+		size_t l = strlen(s->syms[i].name) + 1;
+
+		ps[i].addr = s->syms[i].addr;
+		ps[i].size = s->syms[i].size;
+		ps[i].name = at;
+		memcpy(np + at, s->syms[i].name, l);
+		at += l;
+	}
+	if (link) {
+		memcpy(np + at, s->debuglink, link);
+		((struct pack_head *)b)->debuglink = (uint32_t)at + 1;
+	}
+	*buf = b;
+	*len = total;
+	return 0;
+}
+
+struct elf_syms *elfsym__unpack(const void *buf, size_t len)
+{
+	const char *b = buf, *np;
+	const struct pack_sym *ps;
+	struct elf_syms *s;
+	struct pack_head h;
+	size_t i, fixed;
+
+	if (len < sizeof(h))
+		goto bad;
+	memcpy(&h, b, sizeof(h));
+	if (memcmp(h.magic, PACK_MAGIC, sizeof(h.magic)) || h.n > PACK_MAX_SYMS ||
+	    h.nsegs > ELF_MAX_SECTIONS || h.names_len == 0 || h.names_len > ELF_NAMES_MAX ||
+	    memchr(h.build_id, '\0', sizeof(h.build_id)) == NULL ||
+	    strlen(h.build_id) >= sizeof(((struct elf_syms *)0)->build_id))
+		goto bad;
+	fixed = sizeof(h) + (size_t)h.nsegs * sizeof(struct seg) + (size_t)h.n * sizeof(*ps);
+	if (len != fixed + h.names_len)
+		goto bad;
+	np = b + fixed;
+	ps = (const void *)(b + sizeof(h) + (size_t)h.nsegs * sizeof(struct seg));
+	if (np[h.names_len - 1] != '\0' || (h.debuglink && h.debuglink > h.names_len))
+		goto bad;
+	for (i = 0; i < h.n; i++)
+		if (ps[i].name >= h.names_len || (i && ps[i].addr < ps[i - 1].addr))
+			goto bad;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->segs = malloc(h.nsegs ? h.nsegs * sizeof(*s->segs) : 1);
+	s->syms = calloc(h.n ? h.n : 1, sizeof(*s->syms));
+	s->names = malloc(h.names_len);
+	if (!s->segs || !s->syms || !s->names ||
+	    (h.debuglink && !(s->debuglink = strdup(np + h.debuglink - 1)))) {
+		elfsym__free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(s->segs, b + sizeof(h), h.nsegs * sizeof(*s->segs));
+	s->nsegs = h.nsegs;
+	memcpy(s->names, np, h.names_len);
+	s->n = h.n;
+	for (i = 0; i < h.n; i++) {
+		s->syms[i].addr = ps[i].addr;
+		s->syms[i].size = ps[i].size;
+		s->syms[i].name = s->names + ps[i].name;
+		if (elfsym__addr_to_offset(s, s->syms[i].addr, &s->syms[i].file_offset))
+			s->syms[i].file_offset = 0;
+	}
+	s->dyn = h.dyn != 0;
+	s->have_symtab = h.have_symtab != 0;
+	strcpy(s->build_id, h.build_id);
+	return s;
+bad:
+	errno = EINVAL;
+	return NULL;
+}
+
+bool elfsym__complete(const struct elf_syms *s)
+{
+	return s->have_symtab;
+}
+
 void elfsym__free(struct elf_syms *s)
 {
 	if (!s)

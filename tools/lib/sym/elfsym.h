@@ -32,6 +32,18 @@ struct elf_syms *elfsym__load_fd(int fd, const char *path, const char *debug_roo
 struct elf_syms *elfsym__load_mem(const void *image, size_t len);
 void elfsym__free(struct elf_syms *s);
 
+/* The symbols of S as one block of bytes, to keep between captures
+ * (sym/cficache blobs): 0 with *BUF (free it) and *LEN, or -ENOMEM. */
+int elfsym__pack(const struct elf_syms *s, void **buf, size_t *len);
+/* The symbols packed in BUF (LEN bytes), checked whole (sizes, names
+ * inside the block, addresses in order): NULL with errno EINVAL when they
+ * are not a packed table, ENOMEM. */
+struct elf_syms *elfsym__unpack(const void *buf, size_t len);
+/* S holds a full symbol table (.symtab, its own or its debug file's), not
+ * just the dynamic symbols: what a later look for a debug file cannot
+ * better. */
+bool elfsym__complete(const struct elf_syms *s);
+
 /* libelf over FD, a regular file, read with pread (ELF_C_READ, never
  * mapped) once its ELF header's section and program header counts were
  * checked against the file's size. *FSIZE gets the size. NULL with errno

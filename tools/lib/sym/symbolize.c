@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/appfile.h"
+#include "sym/cficache.h"
 #include "sym/dwline.h"
 #include "sym/elfsym.h"
 #include "core/hash.h"
@@ -76,6 +77,7 @@ struct symbolizer {
 	bool vdso_tried;
 	struct elf_syms **vdsos;	/* copies of targets' other vDSOs */
 	size_t nvdsos;
+	struct cficache *cache;		/* symbol tables of earlier captures */
 };
 
 const char *symbolizer__intern(struct symbolizer *sz, const char *s)
@@ -409,6 +411,61 @@ static int lines_cb(void *src, uint64_t vaddr, const struct frame_line **out)
 	return dwline__lookup(src, vaddr, out);
 }
 
+void symbolizer__set_cache(struct symbolizer *sz, struct cficache *c)
+{
+	sz->cache = c;
+}
+
+/* a packed symbol table kept between captures, at most this big */
+#define SYMS_BLOB_MAX (CFICACHE_MAX_BYTES / 4)
+
+/* The key of the symbols of the file ST describes: its identity as the
+ * table cache has it (a changed file has a new change time). */
+static uint64_t syms_key(const struct stat *st)
+{
+	uint64_t k[8] = { 0x73796d73u /* "syms" */, (uint64_t)st->st_dev, (uint64_t)st->st_ino,
+			  (uint64_t)st->st_size, (uint64_t)st->st_mtim.tv_sec,
+			  (uint64_t)st->st_mtim.tv_nsec, (uint64_t)st->st_ctim.tv_sec,
+			  (uint64_t)st->st_ctim.tv_nsec };
+
+	return hash__words(k, sizeof(k));
+}
+
+/* The symbols of FD (the file ST describes, PATH, ROOT its process's
+ * root): kept ones, else read (and a full table kept: a file with only
+ * its dynamic symbols is read again, as its debug file may come). */
+static struct elf_syms *load_syms(struct symbolizer *sz, int fd, const struct stat *st,
+				  const char *path, const char *root)
+{
+	struct elf_syms *es;
+	uint64_t key = 0;
+	size_t len;
+	void *buf;
+	int err;
+
+	if (sz->cache) {
+		key = syms_key(st);
+		if (!cficache__get_blob(sz->cache, key, SYMS_BLOB_MAX, &buf, &len)) {
+			es = elfsym__unpack(buf, len);
+			free(buf);
+			if (es)
+				return es;
+			cficache__drop_blob(sz->cache, key);
+		}
+	}
+	es = elfsym__load_fd(fd, path, root);
+	if (!es || !sz->cache || !elfsym__complete(es))
+		return es;
+	err = elfsym__pack(es, &buf, &len);
+	if (!err) {
+		err = len > SYMS_BLOB_MAX ? -EFBIG : cficache__put_blob(sz->cache, key, buf, len);
+		free(buf);
+	}
+	if (err)
+		p_debug("symbols of %s not kept: %s", path, strerror(-err));
+	return es;
+}
+
 /* Open the file of map M of process P: the file cache by identity. */
 static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size_t idx)
 {
@@ -464,7 +521,7 @@ static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size
 		return f;
 	}
 	snprintf(root, sizeof(root), "%s/%d/root", proc__root(), (int)p->pid);
-	f->elf = elfsym__load_fd(fd, path, root);
+	f->elf = load_syms(sz, fd, &sb, path, root);
 	if (!f->elf) {
 		p_debug("no ELF symbols for %s (%s): %s", clean, path, strerror(errno));
 		close(fd);

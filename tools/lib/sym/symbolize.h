@@ -78,6 +78,11 @@ struct symbolizer *symbolizer__new(void);
 void symbolizer__free(struct symbolizer *sz);
 /* Use R for PE images; R must outlive the symbolizer. NULL: none. */
 void symbolizer__set_pe_resolver(struct symbolizer *sz, const struct pe_resolver *r);
+struct cficache;
+/* Keep ELF symbol tables in C (sym/cficache blobs, by file identity) and
+ * take them from there: a file seen by an earlier capture is not read and
+ * sorted again. C must outlive the symbolizer. NULL: none. */
+void symbolizer__set_cache(struct symbolizer *sz, struct cficache *c);
 
 /* Capture (or refresh) what is needed to symbolize PID later: its maps,
  * start time and perf map. Call for every process seen, while it lives.

@@ -52,6 +52,8 @@ enum profile_stat {
 				 * outermost frame (no rule, unreadable) */
 	PSTAT_UNWIND_WAIT,	/* of the cut ones, walks that stopped at an
 				 * object whose table was still to be loaded */
+	PSTAT_UNWIND_UNMAPPED,	/* frames of those walks in no mapping with a
+				 * table (JIT code, a library not yet seen) */
 	PSTAT_MAX,
 };
 
@@ -150,7 +152,13 @@ struct profile_new {
 	__u32 pid;	/* tgid in the sidecar's PID namespace */
 	__u32 want;	/* 0; or a walk's request instead: 1 + the index in
 			 * unwind_maps of a mapping of PID whose table it
-			 * needs (UNWIND_SHARD_WAIT) */
+			 * needs (UNWIND_SHARD_WAIT), or UNWIND_WANT_MAPS */
 };
+
+/* profile_new.want: a walk met a pc in none of PID's mappings with tables
+ * (code without one, or a mapping made since its maps were read: dlopen);
+ * asked at most once every UNWIND_ASK_NS a process */
+#define UNWIND_WANT_MAPS 0xffffffffu
+#define UNWIND_ASK_NS 1000000000ull
 
 #endif

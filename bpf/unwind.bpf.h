@@ -58,6 +58,15 @@ struct {
 	__type(value, struct unwind_map);
 } unwind_maps SEC(".maps");
 
+/* slot -> when its walks last asked user space to read its maps again
+ * (bpf_ktime_get_ns) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);	/* set from user space: as unwind_procs */
+	__type(key, __u32);
+	__type(value, __u64);
+} unwind_asked SEC(".maps");
+
 /* tgid (as in profile_key) -> its slot in unwind_procs */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -84,7 +93,9 @@ struct unwind_walk {
  * the walk (a quarter of a second to load). */
 
 /* Of SLOT's N mappings, sorted by start: 1 + the index of the last one
- * starting at or below LOOK, or 0. */
+ * starting at or below LOOK, or 0. When none holds LOOK, counted
+ * (PSTAT_UNWIND_UNMAPPED: here, checked once, not at each step of the
+ * walk, where it made the verifier's work a third larger). */
 __noinline __u32 unwind_find_map(__u32 slot, __u32 n, __u64 look)
 {
 	__u32 lo = 0, hi = n, idx, base = slot * UNWIND_MAX_MAPS;
@@ -106,6 +117,9 @@ __noinline __u32 unwind_find_map(__u32 slot, __u32 n, __u64 look)
 		else
 			hi = mid;
 	}
+	idx = base + lo - 1;
+	if (!lo || !(m = bpf_map_lookup_elem(&unwind_maps, &idx)) || look >= m->end)
+		stat_inc(PSTAT_UNWIND_UNMAPPED);
 	return lo;
 }
 
@@ -354,16 +368,49 @@ static __always_inline int unwind_begin(struct unwind_walk *w, __u32 tgid)
 	return 0;
 }
 
+/* This CPU's count of frames in no mapping with a table */
+static __always_inline __u64 unwind_unmapped(void)
+{
+	__u32 idx = PSTAT_UNWIND_UNMAPPED;
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	return v ? *v : 0;
+}
+
+/* A walk of TGID (in SLOT) met a pc in none of its mappings with tables:
+ * code that has none (JIT code, an object without CFI), or a mapping user
+ * space has not seen (a library loaded since it read the maps). Ask it to
+ * read them again, at most once every UNWIND_ASK_NS a process: it does
+ * not read them on a short timer. */
+__noinline int unwind_ask_maps(__u32 tgid, __u32 slot)
+{
+	struct profile_new ev = { .pid = tgid, .want = UNWIND_WANT_MAPS };
+	__u64 *last, now;
+
+	last = bpf_map_lookup_elem(&unwind_asked, &slot);
+	if (!last)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (now - *last < UNWIND_ASK_NS)
+		return 0;
+	*last = now;
+	if (bpf_ringbuf_output(&news, &ev, sizeof(ev), 0))
+		stat_inc(PSTAT_NEW_LOST);
+	return 0;
+}
+
 /* Walk W from its registers into the store: the stack's hash, or 0. */
 static __always_inline __u64 unwind_walk_store(struct unwind_walk *w)
 {
+	__u64 h, unmapped = unwind_unmapped();
 	struct profile_stack *s;
 	__u32 zero = 0;
-	__u64 h;
 
 	w->bp_known = 1;
 	w->hash = STACK_HASH_SEED;
 	bpf_loop(PROFILE_MAX_DEPTH, unwind_step, w, 0);
+	if (unwind_unmapped() != unmapped)
+		unwind_ask_maps(w->tgid, w->slot);
 	if (!w->n)
 		return 0;
 	stat_inc(PSTAT_UNWIND_TABLES);

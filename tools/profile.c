@@ -47,6 +47,9 @@
 
 #define MAX_OUTPUTS 8
 #define DRAIN_NS (2ull * 1000000000ull)
+/* --unwind tables: the targets' maps read again this often (dlopen), as
+ * well as when a walk meets a pc in none of their mappings with tables */
+#define UNWIND_LOOK_NS (2ull * 1000000000ull)
 
 struct output {
 	const char *path;
@@ -652,12 +655,17 @@ static void unwind_new(void *arg, pid_t pid)
 		unwinder__add(pr->uw, pid);
 }
 
-/* Capture hook: a walk reached an object whose table waits. */
+/* Capture hook: a walk reached an object whose table waits, or a pc in
+ * none of the mappings with tables (its maps are read again: dlopen). */
 static void unwind_want(void *arg, pid_t pid, uint32_t idx)
 {
 	struct profiler *pr = arg;
 
-	if (pr->uw)
+	if (!pr->uw)
+		return;
+	if (idx == UNWIND_WANT_MAPS - 1)
+		unwinder__add(pr->uw, pid);
+	else
 		unwinder__want(pr->uw, pid, idx);
 }
 
@@ -741,6 +749,7 @@ static int load_bpf(struct profiler *pr, const char *types, int *load_err)
 	bpf_map__set_max_entries(skel->maps.unwind_rows, pr->tables ? UNWIND_MAX_SHARDS : 1);
 	bpf_map__set_max_entries(skel->maps.unwind_procs, pr->tables ? unwind_procs(env) : 1);
 	bpf_map__set_max_entries(skel->maps.unwind_pids, pr->tables ? unwind_procs(env) : 1);
+	bpf_map__set_max_entries(skel->maps.unwind_asked, pr->tables ? unwind_procs(env) : 1);
 	bpf_map__set_max_entries(skel->maps.unwind_maps,
 				 pr->tables ? unwind_procs(env) * UNWIND_MAX_MAPS : 1);
 	bpf_map__set_max_entries(skel->maps.wakers, env->wakers ? (__u32)env->max_threads : 1);
@@ -1054,7 +1063,8 @@ static void adjust_sampling(struct profiler *pr, uint64_t now)
 
 /* Milliseconds from NOW until the capture loop has something to do: the
  * end, a drain, a look at the targets' maps (unwind tables), or with
- * EVERY_100MS the sampling rate or the progress line; 1 to 250. */
+ * EVERY_100MS the sampling rate or the progress line; 1 to 1000 (a
+ * signal or a BPF report ends the wait sooner). */
 static int poll_ms(const struct profiler *pr, uint64_t now, uint64_t t0, uint64_t last_drain,
 		   uint64_t last_unwind, bool every_100ms)
 {
@@ -1062,12 +1072,12 @@ static int poll_ms(const struct profiler *pr, uint64_t now, uint64_t t0, uint64_
 
 	if (pr->env.secs && t0 + pr->env.secs * 1000000000ull < next)
 		next = t0 + pr->env.secs * 1000000000ull;
-	if (pr->uw && last_unwind + 250000000ull < next)
-		next = last_unwind + 250000000ull;
+	if (pr->uw && last_unwind + UNWIND_LOOK_NS < next)
+		next = last_unwind + UNWIND_LOOK_NS;
 	if (every_100ms && now + 100000000ull < next)
 		next = now + 100000000ull;
 	ms = next > now ? (next - now + 999999) / 1000000 : 1;
-	return ms < 1 ? 1 : ms > 250 ? 250 : (int)ms;
+	return ms < 1 ? 1 : ms > 1000 ? 1000 : (int)ms;
 }
 
 /* Sample until the duration is over, a signal or every target gone,
@@ -1099,8 +1109,9 @@ static int run_capture(struct profiler *pr, uint64_t t0)
 		}
 		if (adapt && now - pr->rate_t >= 100000000ull)
 			adjust_sampling(pr, now);
-		/* the targets' new mappings (dlopen) get their tables */
-		if (pr->uw && now - last_unwind >= 250000000ull) {
+		/* the targets' new mappings (dlopen) get their tables; a
+		 * walk that meets one asks sooner (unwind_want) */
+		if (pr->uw && now - last_unwind >= UNWIND_LOOK_NS) {
 			last_unwind = now;
 			for (i = 0; i < pr->env.npids; i++)
 				unwinder__watch(pr->uw, pr->env.pids[i]);

@@ -528,7 +528,7 @@ static int add_proc(struct unwinder *u, pid_t pid, bool keep)
 	for (i = 0; i < u->nprocs; i++)
 		if (u->procs[i].pid == pid)
 			p = &u->procs[i];
-	/* a target is looked at again every 250 ms: through a descriptor
+	/* a target is looked at again and again (unwinder__watch): through a descriptor
 	 * kept open (no open, no path walk in /proc each time); any process's
 	 * mappings are parsed only when the text changed */
 	if (p && p->maps_fd >= 0) {

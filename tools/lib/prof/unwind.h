@@ -60,8 +60,9 @@ void unwinder__set_cache(struct unwinder *u, struct cficache *cache);
  * mapping (dlopen) since the last call is added. Return 0, or a negative
  * errno (the process is gone, or unwind_procs is full: -ENOSPC). */
 int unwinder__add(struct unwinder *u, pid_t pid);
-/* unwinder__add for a target looked at again and again (every 250 ms, for
- * dlopen): its /proc/PID/maps is kept open until it exits (at most 256 of
+/* unwinder__add for a target looked at again and again (for dlopen: every
+ * few seconds, and when a walk meets a pc in none of its mappings with
+ * tables): its /proc/PID/maps is kept open until it exits (at most 256 of
  * them), read again without an open or a path walk in /proc. */
 int unwinder__watch(struct unwinder *u, pid_t pid);
 

@@ -3,7 +3,7 @@
  * libbabeltrace2 graph API (ctf/sink.h), and turn them into a terminal
  * summary (ctf/summary.h) or a Chrome trace event JSON file for Perfetto
  * (ctf/chrome.h). */
-#include <babeltrace2/babeltrace.h>
+#include "ctf/bt2.h"
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Libraries loaded on first use: a library that is there, one that is
- * not, one without a function the table names; the outcome kept. */
+ * not, one without a function the table names; the outcome kept. And a
+ * shared table sidescope ships: libbabeltrace2's, every function found
+ * (one of the header's inline functions in it once failed every read). */
 #include <errno.h>
 #include <string.h>
 
 #include "core/dynlib.h"
+#include "ctf/bt2.h"
 #include "tap.h"
 
 #define LIBC_FUNCS(X) X(strlen) X(strchr)
@@ -42,5 +45,10 @@ int main(void)
 	ok(strstr(e.msg, "cannot load libc.so.6: it has no function sidescope_no_such_function") != NULL,
 	   "the message names the function: %s", e.msg);
 	ok(!odd.strlen, "no half-filled table");
+
+	err__clear(&e);
+	is_int(bt2__load(&e), 0, "libbabeltrace2.so.0 loads with every function bt2.h names%s%s",
+	       e.msg[0] ? ": " : "", e.msg);
+	ok(bt_graph_create && bt_plugin_find, "the shared table is filled (bt_graph_create is bt2.bt_graph_create)");
 	return done_testing();
 }

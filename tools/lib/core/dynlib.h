@@ -46,6 +46,23 @@ struct dynlib {
 					    sizeof(NAME##_names_) / sizeof(char *),	\
 					    (void **)&NAME, 0, "" }
 
+/* One table for several files: DYNLIB_DECLARE in a header (the table NAME
+ * and its loader NAME##_lib, extern), DYNLIB_DEFINE_SHARED in one file.
+ * The header's defines naming calls through the table come after it. */
+#define DYNLIB_DECLARE(NAME, FUNCS)							\
+	struct NAME##_table { FUNCS(DYNLIB_FIELD_) };					\
+	extern struct NAME##_table NAME;						\
+	extern struct dynlib NAME##_lib
+
+#define DYNLIB_DEFINE_SHARED(NAME, SONAME, FUNCS)					\
+	struct NAME##_table NAME;							\
+	static const char *const NAME##_names_[] = { FUNCS(DYNLIB_NAME_) };		\
+	_Static_assert(sizeof(NAME) == sizeof(NAME##_names_) / sizeof(char *) *	\
+			       sizeof(void *), "a table of function pointers");	\
+	struct dynlib NAME##_lib = { SONAME, NAME##_names_,				\
+				     sizeof(NAME##_names_) / sizeof(char *),		\
+				     (void **)&NAME, 0, "" }
+
 /* Load LIB and every function of its table, the first time; later calls
  * give the first outcome again. 0, or -ELIBACC with why in E (also in
  * LIB->why): the library missing, or a function it lacks. */

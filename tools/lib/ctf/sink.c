@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The babeltrace2 graph and our sink component (sink.h). */
-#include <babeltrace2/babeltrace.h>
+#include "ctf/bt2.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -296,9 +296,14 @@ int ctf_sink__read(const struct ctf_read *r)
 {
 	struct graph g = { .lvl = log_verbose ? BT_LOGGING_LEVEL_WARNING : BT_LOGGING_LEVEL_NONE };
 	struct sink s = { .r = r };
+	struct err e;
 	uint64_t n_out;
 	int err = -EIO;
 
+	if (bt2__load(&e)) {
+		p_err("%s (install libbabeltrace2-0)", e.msg);
+		return -ELIBACC;
+	}
 	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &g.ctf_plugin) !=
 		    BT_PLUGIN_FIND_STATUS_OK ||
 	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &g.utils_plugin) !=

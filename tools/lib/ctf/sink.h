@@ -11,7 +11,7 @@
 #ifndef SIDESCOPE_CTF_SINK_H
 #define SIDESCOPE_CTF_SINK_H
 
-#include <babeltrace2/babeltrace.h>
+#include "ctf/bt2.h"
 #include <stdbool.h>
 #include <stddef.h>
 

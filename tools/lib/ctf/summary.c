@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The counts of a trace and the summary report (summary.h). */
-#include <babeltrace2/babeltrace.h>
+#include "ctf/bt2.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

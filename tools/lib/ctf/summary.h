@@ -7,7 +7,7 @@
 #ifndef SIDESCOPE_CTF_SUMMARY_H
 #define SIDESCOPE_CTF_SUMMARY_H
 
-#include <babeltrace2/babeltrace.h>
+#include "ctf/bt2.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>

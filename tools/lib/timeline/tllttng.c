@@ -15,7 +15,7 @@
  * (the Unix epoch) with our realtime offset instead, and said.
  * A target in a time namespace of its own has another CLOCK_MONOTONIC:
  * not corrected (Kubernetes does not make them). */
-#include <babeltrace2/babeltrace.h>
+#include "ctf/bt2.h"
 #include <errno.h>
 #include <ftw.h>
 #include <grp.h>

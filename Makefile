@@ -36,9 +36,18 @@ PROFILE_PROTO ?= /usr/share/gocode/src/github.com/google/pprof/proto/profile.pro
 
 PKGS      := libbpf libdw libelf zlib libprotobuf-c babeltrace2 lttng-ust lttng-ctl capstone
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# liblttng-ctl, Capstone and libstdc++ are loaded when first needed
-# (tools/lib/core/dynlib.h), not linked: ~10 ms of every run's start-up
-PKG_LIBS  := $(shell pkg-config --libs libbpf libdw libelf zlib libprotobuf-c babeltrace2 2>/dev/null)
+# liblttng-ctl, Capstone, libstdc++ and libbabeltrace2 are loaded when
+# first needed (tools/lib/core/dynlib.h), not linked: ~12 ms of every
+# run's start-up
+PKG_LIBS  := $(shell pkg-config --libs libbpf libdw libelf zlib libprotobuf-c 2>/dev/null)
+# libbpf, elfutils, zlib and protobuf-c (with xz and bzip2 behind libdw)
+# linked statically when all their archives are installed: ~1 ms less in
+# the dynamic loader every run. STATIC_LIBS=0: shared ones.
+STATIC_NAMES := bpf dw elf protobuf-c z lzma bz2
+STATIC_LIBS ?= $(if $(strip $(foreach l,$(STATIC_NAMES),$(if $(findstring /,$(shell $(CC) -print-file-name=lib$(l).a)),,$(l)))),0,1)
+ifeq ($(STATIC_LIBS),1)
+PKG_LIBS  := -Wl,-Bstatic $(addprefix -l,$(STATIC_NAMES)) -Wl,-Bdynamic
+endif
 
 WARN      := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS    ?= -O2 -g

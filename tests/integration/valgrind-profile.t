@@ -4,7 +4,7 @@
 # exiting mid-capture): under valgrind memcheck no memory error, no definite
 # or indirect leak, no descriptor left open, and every output written; at
 # the same time, a longer capture without valgrind keeps its descriptors
-# flat and its memory bounded (exited processes are forgotten). The pod-wide
+# and its memory bounded (exited processes are forgotten). The pod-wide
 # -a mode is left out here: under valgrind, reading the symbols of every
 # binary on a busy machine takes minutes; it shares every code path but the
 # start-up watch with --cgroup.

@@ -3,8 +3,8 @@
 # valgrind memcheck (JSON with str, str16, dotnet_string and a filter; text
 # with a return probe; --latency with --hist, --by and --stacks) no memory
 # error, no definite or indirect leak, no descriptor left open; at the
-# same time, a longer run without valgrind keeps its descriptors flat and
-# its memory bounded.
+# same time, a longer run without valgrind keeps its descriptors and its
+# memory bounded.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/memcheck.sh"
 require_root

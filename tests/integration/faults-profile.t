@@ -98,6 +98,7 @@ wait_for_grep "$T/map.err" "drain 2:" 15
 ok $? "the capture runs"
 step move
 step inplace
+step rename
 step delete
 step partial
 step truncate
@@ -106,12 +107,19 @@ wait "$prof"
 is "$?" 0 "profile exits 0 after every change of the map"
 names=$(jq -r '.functions[] | select(.kind == "jit") | .name' "$T/map.json" | sort -u)
 diag "JIT names: $(printf '%s\n' "$names" | tr '\n' ' ')"
-for n in 'JitOld::Hot(int)' 'JitNew::Hot(int)' 'JitInp::Hot(int)'; do
+for n in 'JitOld::Hot(int)' 'JitNew::Hot(int)' 'JitInp::Hot(int)' 'JitRen::Hot(int)'; do
 	printf '%s\n' "$names" | grep -qxF "$n"
 	ok $? "named from the map version of its time: $n"
 done
+# the same stacks after "rename": counted under the new names from its
+# next drain on (nothing kept from the map version before)
+inp=$(awk '/JitInp::Hot/ { n += $NF } END { print n + 0 }' "$T/map.folded")
+ren=$(awk '/JitRen::Hot/ { n += $NF } END { print n + 0 }' "$T/map.folded")
+diag "samples in Hot: $inp as JitInp, $ren as JitRen"
+ok "$([ "$((ren * 4))" -ge "$inp" ] && [ "$inp" -gt 0 ]; echo $?)" \
+	"the same addresses renamed: counted under the new name ($ren, $inp before)"
 unlike "$names" '^JitPar$' "no name from a half-written line"
-is "$(printf '%s\n' "$names" | grep -cvE '^Jit(Old|New|Inp|Par)::(Hot\(int\)|Cold)$')" 0 \
+is "$(printf '%s\n' "$names" | grep -cvE '^Jit(Old|New|Inp|Ren|Par)::(Hot\(int\)|Cold)$')" 0 \
 	"no garbage names"
 unknown=$(jq -r '[.functions[] | select(.name == "[unknown]")] | length' "$T/map.json")
 diag "[unknown] functions: $unknown (code the newest map no longer names)"

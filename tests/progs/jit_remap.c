@@ -6,6 +6,7 @@
  * code and changes the map:
  *   move      code to new addresses; the map atomically replaced (rename)
  *   inplace   code to new addresses; the map rewritten in place, same size
+ *   rename    code where it is, named anew; the map atomically replaced
  *   delete    the map unlinked (code stays)
  *   partial   the map rewritten in place ending with half a line naming the
  *             running hot code (no newline), as a runtime mid-write leaves it
@@ -142,6 +143,10 @@ static void *command_thread(void *arg)
 			use_region(2);
 			n = map_text(text, sizeof(text), "JitInp", 0);
 			write_map(text, (size_t)n, 0, sizeof(text));
+		} else if (!strcmp(line, "rename")) {
+			/* the same addresses (the same stacks) under new names */
+			n = map_text(text, sizeof(text), "JitRen", 0);
+			write_map(text, (size_t)n, 1, sizeof(text));
 		} else if (!strcmp(line, "delete")) {
 			unlink(map_path);
 		} else if (!strcmp(line, "partial")) {

@@ -13,6 +13,7 @@
 #include "core/proc.h"
 #include "core/run.h"
 #include "prof/capture.h"
+#include "prof/keymemo.h"
 #include "sym/stackcache.h"
 #include "sym/symbolize.h"
 
@@ -331,16 +332,49 @@ static int add_waker_frames(struct capture *c, const struct profile_key *k,
 	return 0;
 }
 
-/* Add the COUNT samples (or nanoseconds) of key K to the profile. */
+/* Whether the stack HASH (0: none) is at hand without the BPF store. */
+static bool stack_at_hand(struct capture *c, __u64 hash)
+{
+	return !hash || stackcache__get(c->stacks, hash, c->drains);
+}
+
+/* Whether FRAMES name every frame: what lookups could name better later (an
+ * address in no mapping yet, a JIT frame before its perf-map line, a lost
+ * stack) is not kept in c->memo. */
+static bool all_named(const struct prof_frame *frames, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (frames[i].kind == FRAME_UNKNOWN)
+			return false;
+	return true;
+}
+
+/* Add the COUNT samples (or nanoseconds) of key K to the profile. A key
+ * named before (c->memo), its process's frames named the same way since,
+ * adds its count to the same stack. */
 static int add_key(struct capture *c, const struct profile_key *k, __u64 count)
 {
 	struct prof_frame frames[4 * PROFILE_MAX_DEPTH + 8];
 	char comm[PROFILE_COMM_LEN + 1];
 	struct prof_sample smp;
-	size_t n = 0;
+	uint64_t gen = 0;
+	size_t n = 0, id;
 	int err;
 
 	revisit(c, k);
+	/* a waker's frames are another process's: named every time */
+	if (!k->waker_comm[0] && !k->waker_pid && (c->memo || (c->memo = keymemo__new())))
+		gen = symbolizer__generation(c->sz, (pid_t)k->pid);
+	if (gen && stack_at_hand(c, k->ustack) && stack_at_hand(c, k->kstack)) {
+		long kept = keymemo__get(c->memo, k, gen);
+
+		if (kept >= 0) {
+			c->memo_hits++;
+			return prof__add_count(c->prof, (size_t)kept, count);
+		}
+	}
 	err = add_stack_frames(c, k->ustack, false, (pid_t)k->pid, frames, &n);
 	if (!err)
 		err = add_stack_frames(c, k->kstack, true, (pid_t)k->pid, frames, &n);
@@ -362,7 +396,13 @@ static int add_key(struct capture *c, const struct profile_key *k, __u64 count)
 	 * were read with */
 	smp = (struct prof_sample){ .pid = k->pid, .tid = k->tid, .thread = comm,
 				    .comm = symbolizer__comm(c->sz, (pid_t)k->pid) };
-	return prof__add(c->prof, &smp, frames, n, count);
+	err = prof__add_id(c->prof, &smp, frames, n, count, &id);
+	/* kept when nothing changed while its frames were named (a lookup
+	 * may read a perf map again); without memory, named next time too */
+	if (!err && gen && gen == symbolizer__generation(c->sz, (pid_t)k->pid) &&
+	    all_named(frames, n))
+		keymemo__put(c->memo, k, gen, id);
+	return err;
 }
 
 /* Call FN on every entry of maps.offstart (the threads off the CPU now),
@@ -447,6 +487,7 @@ static int drain_map(struct capture *c, int fd)
 	if (got < 0)
 		return (int)got;
 	nkeys = (size_t)got;
+	c->nkeys_last = nkeys;
 	err = take_stacks(c);
 	if (!err)
 		err = foreach_offstart(c, keep_offstart, NULL);
@@ -481,11 +522,15 @@ int capture__drain(struct capture *c)
 	if (c->news)
 		ring_buffer__consume(c->news);
 	c->drains++;
+	c->memo_hits = 0;
 	err = drain_map(c, c->maps.counts[old ? 1 : 0]);
 	/* a stack still counted after its delete from the store is looked up
 	 * at the next drain; older ones are not needed again */
 	stackcache__sweep(c->stacks, c->drains, 2);
-	p_debug("drain %llu: %s map", (unsigned long long)c->drains, old ? "second" : "first");
+	if (c->memo)
+		keymemo__age(c->memo);
+	p_debug("drain %llu: %s map, %zu keys, %llu named before", (unsigned long long)c->drains,
+		old ? "second" : "first", c->nkeys_last, (unsigned long long)c->memo_hits);
 	return err;
 }
 
@@ -556,6 +601,8 @@ void capture__free(struct capture *c)
 {
 	ring_buffer__free(c->news);
 	c->news = NULL;
+	keymemo__free(c->memo);
+	c->memo = NULL;
 	free(c->keys);
 	free(c->vals);
 	c->keys = NULL;

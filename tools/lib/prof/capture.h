@@ -32,6 +32,7 @@
 #include "profile.h"
 
 struct ring_buffer;
+struct keymemo;
 struct stackcache;
 struct symbolizer;
 
@@ -70,6 +71,9 @@ struct capture {
 	uint64_t off_pending;	/* threads still off the CPU at the end */
 	/* the capture's own */
 	struct ring_buffer *news;	/* processes sampled for the first time */
+	struct keymemo *memo;		/* the stack each key went to */
+	size_t nkeys_last;		/* keys of the last drain */
+	uint64_t memo_hits;		/* of those, added by c->memo */
 	struct profile_key *keys;	/* a drain's counts, read in batches */
 	__u64 *vals;
 	size_t keys_cap;

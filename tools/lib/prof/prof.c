@@ -338,6 +338,21 @@ static int loc_id(struct prof *p, const struct prof_frame *f, uint32_t *out)
 int prof__add(struct prof *p, const struct prof_sample *smp, const struct prof_frame *frames,
 	      size_t n, uint64_t count)
 {
+	return prof__add_id(p, smp, frames, n, count, NULL);
+}
+
+int prof__add_count(struct prof *p, size_t id, uint64_t count)
+{
+	if (id >= p->nstacks)
+		return -EINVAL;
+	p->stacks[id].count += count;
+	p->total += count;
+	return 0;
+}
+
+int prof__add_id(struct prof *p, const struct prof_sample *smp, const struct prof_frame *frames,
+		 size_t n, uint64_t count, size_t *id_out)
+{
 	struct prof_stack s = { smp->pid, smp->tid };
 	uint64_t h;
 	size_t i;
@@ -366,6 +381,8 @@ int prof__add(struct prof *p, const struct prof_sample *smp, const struct prof_f
 		    o->thread == s.thread && o->n == n &&
 		    memcmp(o->locs, s.locs, n * sizeof(*s.locs)) == 0) {
 			o->count += count;
+			if (id_out)
+				*id_out = id - 1;
 			err = 0;
 			goto cleanup;
 		}
@@ -378,6 +395,8 @@ int prof__add(struct prof *p, const struct prof_sample *smp, const struct prof_f
 	}
 	p->stacks[p->nstacks] = s;
 	table_put(&p->stack_ht, h, (uint32_t)p->nstacks);
+	if (id_out)
+		*id_out = p->nstacks;
 	p->nstacks++;
 	return 0;
 cleanup:

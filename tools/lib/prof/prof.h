@@ -102,6 +102,13 @@ void prof__free(struct prof *p);
  * copies what it keeps. Return 0 or -ENOMEM. */
 int prof__add(struct prof *p, const struct prof_sample *s, const struct prof_frame *frames,
 	      size_t n, uint64_t count);
+/* prof__add, and the id of the stack the samples went to in *ID (when not
+ * NULL): later samples of that very stack are added with prof__add_count
+ * (the model does not drop or renumber stacks). */
+int prof__add_id(struct prof *p, const struct prof_sample *s, const struct prof_frame *frames,
+		 size_t n, uint64_t count, size_t *id);
+/* Add COUNT samples to stack ID (from prof__add_id). 0 or -EINVAL. */
+int prof__add_count(struct prof *p, size_t id, uint64_t count);
 
 /* How folded stacks, flame graphs and prof__foreach tell stacks apart. By
  * default (0) one entry per distinct stack, whatever process or thread it

@@ -53,6 +53,8 @@ struct sym_proc {
 	uint64_t gone;		/* sweep count when first seen gone, 0: alive */
 	uint64_t maps_read;	/* sweep count + 1 when the maps were last read */
 	uint64_t revisited;	/* sweep count + 1 of the last symbolizer__revisit */
+	uint64_t gen;		/* from sz->gens at the last change of what names
+				 * its frames (process, maps, perf map) */
 	/* its own vDSO, when not the size of ours: for vdso_start, of the
 	 * process that started at vdso_stime (the PID may be reused) */
 	const struct elf_syms *vdso;
@@ -78,6 +80,7 @@ struct symbolizer {
 	struct elf_syms **vdsos;	/* copies of targets' other vDSOs */
 	size_t nvdsos;
 	struct cficache *cache;		/* symbol tables of earlier captures */
+	uint64_t gens;			/* the last sym_proc.gen given */
 };
 
 const char *symbolizer__intern(struct symbolizer *sz, const char *s)
@@ -272,6 +275,7 @@ static void refresh_perfmap(struct symbolizer *sz, struct sym_proc *p)
 	sz->st.perfmap_bad_lines += perfmap__bad_lines(pm);
 	perfmap__free(p->perfmap);
 	p->perfmap = pm;
+	p->gen = ++sz->gens;
 	free(p->perfmap_path);
 	p->perfmap_path = strdup(path);	/* NULL: read again next time */
 	p->perfmap_version = sb;
@@ -318,6 +322,7 @@ static int watch(struct symbolizer *sz, pid_t pid, uint64_t want)
 		p->used = sz->sweeps;
 	}
 	p->gone = 0;
+	p->gen = ++sz->gens;	/* whatever follows changes */
 	p->start_time = start;
 	p->nstgid = status.nstgid ? status.nstgid : pid;
 	p->comm = symbolizer__intern(sz, status.name);
@@ -384,6 +389,13 @@ int symbolizer__revisit(struct symbolizer *sz, pid_t pid, uint64_t start,
 		if (!p->maps || !proc_maps__find(p->maps, ips[i]))
 			return watch(sz, pid, start);	/* mapped since (dlopen, JIT) */
 	return 0;
+}
+
+uint64_t symbolizer__generation(struct symbolizer *sz, pid_t pid)
+{
+	struct sym_proc *p = find_proc(sz, pid);
+
+	return p ? p->gen : 0;
 }
 
 const char *symbolizer__comm(struct symbolizer *sz, pid_t pid)

@@ -107,6 +107,11 @@ int symbolizer__watch_start(struct symbolizer *sz, pid_t pid, uint64_t start);
  * symbolizer__watch. */
 int symbolizer__revisit(struct symbolizer *sz, pid_t pid, uint64_t start,
 			const uint64_t *ips, size_t n);
+/* A number that changes whenever what names PID's frames may have (the
+ * process watched again, its maps or perf map read again): the same
+ * address of PID at the same generation gets the same frame. 0: PID not
+ * known. */
+uint64_t symbolizer__generation(struct symbolizer *sz, pid_t pid);
 /* Name of PID's process (comm) as last seen, or NULL. */
 const char *symbolizer__comm(struct symbolizer *sz, pid_t pid);
 

@@ -100,6 +100,7 @@ ok $? "the capture started"
 # two periodic drains, so both count maps were swapped and drained
 wait_for_grep "$T/term.err" "drain 2:" 10
 ok $? "two periodic drains ran"
+wait_for_grep "$T/term.err" "drain 3:" 10
 kill -TERM "$prof"
 wait "$prof"
 is "$?" 0 "SIGTERM: exit 0"
@@ -109,6 +110,12 @@ ok $? "SIGTERM: pprof output readable"
 # drains swapped the count maps several times: not one increment lost
 is "$(jq -r '.meta.samples_in_profile' "$T/term.json")" "$(jq -r '.meta.samples' "$T/term.json")" \
 	"every sample counted in BPF is in the profile, across drains"
+# a steady workload: a later drain adds the counts of keys named before to
+# their stacks, and with no new stack leaves the stack store as it was
+like "$(cat "$T/term.err")" "drain [2-9]: [a-z]+ map, [0-9]+ keys, [1-9][0-9]* named before" \
+	"keys named at an earlier drain counted without naming them again"
+like "$(cat "$T/term.err")" "stack store left as it was" "a drain without a new stack leaves the store"
+unlike "$(cat "$T/term.folded")" "\[lost (user|kernel) stack\]" "no stack lost across drains"
 
 # errors
 "$SIDESCOPE" profile -p 2147483000 -d 1 >/dev/null 2>"$T/err"

@@ -47,6 +47,12 @@ static const uint64_t *get_stack(struct capture *c, __u64 hash)
 	return ips;
 }
 
+/* Whether the stack HASH (0: none) is at hand without the BPF store. */
+static bool stack_at_hand(struct capture *c, __u64 hash)
+{
+	return !hash || stackcache__get(c->stacks, hash, c->drains);
+}
+
 /* Append the symbolized frames of stack HASH of PID to FRAMES (at *N),
  * outermost first; a lost stack is one frame saying so. */
 static int add_stack_frames(struct capture *c, __u64 hash, bool kernel, pid_t pid,
@@ -332,12 +338,6 @@ static int add_waker_frames(struct capture *c, const struct profile_key *k,
 	return 0;
 }
 
-/* Whether the stack HASH (0: none) is at hand without the BPF store. */
-static bool stack_at_hand(struct capture *c, __u64 hash)
-{
-	return !hash || stackcache__get(c->stacks, hash, c->drains);
-}
-
 /* Whether FRAMES name every frame: what lookups could name better later (an
  * address in no mapping yet, a JIT frame before its perf-map line, a lost
  * stack) is not kept in c->memo. */
@@ -477,6 +477,22 @@ int capture__flush_offstart(struct capture *c, uint64_t now)
 }
 
 /* Move every count of map FD into the profile. */
+/* Whether a stack of the first N keys is not in the stack cache: one the
+ * store holds and this process has not copied yet. */
+static bool stacks_wanted(struct capture *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct profile_key *k = &c->keys[i];
+
+		if (!stack_at_hand(c, k->ustack) || !stack_at_hand(c, k->kstack) ||
+		    !stack_at_hand(c, k->waker_ustack) || !stack_at_hand(c, k->waker_kstack))
+			return true;
+	}
+	return false;
+}
+
 static int drain_map(struct capture *c, int fd)
 {
 	size_t nkeys, i;
@@ -488,7 +504,10 @@ static int drain_map(struct capture *c, int fd)
 		return (int)got;
 	nkeys = (size_t)got;
 	c->nkeys_last = nkeys;
-	err = take_stacks(c);
+	/* every stack counted already copied (a steady workload's): the
+	 * store is left as it is, to be emptied when a new stack comes */
+	c->store_read = stacks_wanted(c, nkeys);
+	err = c->store_read ? take_stacks(c) : 0;
 	if (!err)
 		err = foreach_offstart(c, keep_offstart, NULL);
 	if (err)
@@ -529,8 +548,9 @@ int capture__drain(struct capture *c)
 	stackcache__sweep(c->stacks, c->drains, 2);
 	if (c->memo)
 		keymemo__age(c->memo);
-	p_debug("drain %llu: %s map, %zu keys, %llu named before", (unsigned long long)c->drains,
-		old ? "second" : "first", c->nkeys_last, (unsigned long long)c->memo_hits);
+	p_debug("drain %llu: %s map, %zu keys, %llu named before, stack store %s",
+		(unsigned long long)c->drains, old ? "second" : "first", c->nkeys_last,
+		(unsigned long long)c->memo_hits, c->store_read ? "read" : "left as it was");
 	return err;
 }
 

@@ -74,6 +74,7 @@ struct capture {
 	struct keymemo *memo;		/* the stack each key went to */
 	size_t nkeys_last;		/* keys of the last drain */
 	uint64_t memo_hits;		/* of those, added by c->memo */
+	bool store_read;		/* the last drain read the stack store */
 	struct profile_key *keys;	/* a drain's counts, read in batches */
 	__u64 *vals;
 	size_t keys_cap;

@@ -794,7 +794,7 @@ static int kept_kernel_types(struct profiler *pr, uint64_t key)
 	if (cficache__get_blob(pr->cache, key, KBTF_MAX_BYTES, &buf, &len))
 		return -1;
 	fd = kbtf__memfd(buf, len);
-	free(buf);
+	cficache__blob_free(buf, len);
 	if (fd < 0) {
 		p_debug("kept kernel types unusable: %s", strerror(errno));
 		cficache__drop_blob(pr->cache, key);

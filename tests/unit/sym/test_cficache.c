@@ -157,7 +157,7 @@ int main(void)
 		is_int(cficache__put_blob(c, 42, blob, sizeof(blob)), 0, "a blob is stored");
 		ok(cficache__get_blob(c, 42, 1024, &b, &bl) == 0 && bl == sizeof(blob) &&
 			   !memcmp(b, blob, bl), "and comes back whole");
-		free(b);
+		cficache__blob_free(b, bl);
 		is_int(cficache__get_blob(c, 43, 1024, &b, &bl), -ENOENT, "not under another key");
 		is_int(cficache__get_blob(c, 42, 8, &b, &bl), -ENOENT, "nor when larger than asked");
 		cficache__put_blob(c, 42, blob, sizeof(blob));

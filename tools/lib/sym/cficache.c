@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -241,9 +242,17 @@ int cficache__get(struct cficache *c, const struct stat *fst, struct cfi_table *
 	    (uint64_t)st.st_size != sizeof(h) + h.n * sizeof(struct cfi_row))
 		goto bad;
 	bytes = (size_t)h.n * sizeof(struct cfi_row);
-	t->rows = malloc(bytes);
-	if (!t->rows || read_all(fd, t->rows, bytes) ||
-	    hash__words(t->rows, bytes) != h.check || !rows_ok(t->rows, (size_t)h.n))
+	/* mapped, not read: no copy, no fresh pages to fault in and zero.
+	 * Entries are written once under a temporary name and renamed into
+	 * place, never changed in place; the checks below read the mapping */
+	t->map_len = sizeof(h) + bytes;
+	t->map = mmap(NULL, t->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (t->map == MAP_FAILED) {
+		t->map = NULL;
+		goto bad;
+	}
+	t->rows = (struct cfi_row *)((char *)t->map + sizeof(h));
+	if (hash__words(t->rows, bytes) != h.check || !rows_ok(t->rows, (size_t)h.n))
 		goto bad;
 	t->n = (size_t)h.n;
 	t->base = h.base;
@@ -257,8 +266,7 @@ int cficache__get(struct cficache *c, const struct stat *fst, struct cfi_table *
 	c->st.hits++;
 	return 0;
 bad:
-	free(t->rows);
-	memset(t, 0, sizeof(*t));
+	cfitab__free(t);
 	close(fd);
 bad_name:
 	unlinkat(c->dfd, name, 0);	/* rebuilt and stored again */
@@ -413,23 +421,35 @@ int cficache__get_blob(struct cficache *c, uint64_t key, size_t max, void **buf,
 	if (memcmp(h.magic, BLOB_MAGIC, sizeof(h.magic)) || h.key != key || h.len == 0 ||
 	    h.len > max || (uint64_t)st.st_size != sizeof(h) + h.len)
 		goto bad;
-	b = malloc((size_t)h.len);
-	if (!b || read_all(fd, b, (size_t)h.len) || hash__words(b, (size_t)h.len) != h.check)
+	/* mapped as cficache__get maps a table */
+	b = mmap(NULL, sizeof(h) + (size_t)h.len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (b == MAP_FAILED) {
+		b = NULL;
+		goto bad;
+	}
+	if (hash__words((char *)b + sizeof(h), (size_t)h.len) != h.check)
 		goto bad;
 	futimens(fd, NULL);
 	close(fd);
 	c->st.hits++;
-	*buf = b;
+	*buf = (char *)b + sizeof(h);
 	*len = (size_t)h.len;
 	return 0;
 bad:
-	free(b);
+	if (b)
+		munmap(b, sizeof(h) + (size_t)h.len);
 	close(fd);
 bad_name:
 	cficache__drop_blob(c, key);
 	c->st.bad++;
 	c->st.misses++;
 	return -ENOENT;
+}
+
+void cficache__blob_free(void *buf, size_t len)
+{
+	if (buf)
+		munmap((char *)buf - sizeof(struct blob_header), sizeof(struct blob_header) + len);
 }
 
 int cficache__put_blob(struct cficache *c, uint64_t key, const void *buf, size_t len)

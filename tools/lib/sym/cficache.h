@@ -50,9 +50,11 @@ int cficache__put(struct cficache *c, const struct stat *st, const struct cfi_ta
 
 /* Other things worth keeping between captures (prof/kbtf's kernel types):
  * the bytes stored under KEY, at most MAX of them, checked whole, into
- * *BUF (free it) and *LEN: 0, or -ENOENT when there are none usable (a
- * damaged blob is removed). */
+ * *BUF and *LEN (read-only, until cficache__blob_free): 0, or -ENOENT
+ * when there are none usable (a damaged blob is removed). */
 int cficache__get_blob(struct cficache *c, uint64_t key, size_t max, void **buf, size_t *len);
+/* Give back what cficache__get_blob gave (NULL: nothing). */
+void cficache__blob_free(void *buf, size_t len);
 /* Keep LEN bytes at BUF under KEY. 0 or a negative errno. */
 int cficache__put_blob(struct cficache *c, uint64_t key, const void *buf, size_t len);
 /* Remove what KEY stands for (found wrong after all). */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define DW_REG_DI 5
@@ -410,7 +411,10 @@ static Elf_Scn *find_section(Elf *elf, const char *want)
 
 void cfitab__free(struct cfi_table *t)
 {
-	free(t->rows);
+	if (t->map)
+		munmap(t->map, t->map_len);
+	else
+		free(t->rows);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -66,6 +66,10 @@ struct cfi_table {
 	struct cfi_row *rows;	/* sorted by pc, no two alike in a row */
 	size_t n;
 	struct cfi_stats st;
+	/* rows inside a read-only mapping of a cache entry (map_len bytes at
+	 * map), not malloc'd: cfitab__free unmaps it */
+	void *map;
+	size_t map_len;
 };
 
 /* At most this many rows an object (12 bytes each); more is -EFBIG. */

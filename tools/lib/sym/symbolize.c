@@ -459,7 +459,7 @@ static struct elf_syms *load_syms(struct symbolizer *sz, int fd, const struct st
 		key = syms_key(st);
 		if (!cficache__get_blob(sz->cache, key, SYMS_BLOB_MAX, &buf, &len)) {
 			es = elfsym__unpack(buf, len);
-			free(buf);
+			cficache__blob_free(buf, len);
 			if (es)
 				return es;
 			cficache__drop_blob(sz->cache, key);

@@ -92,35 +92,55 @@ struct unwind_walk {
  * outcome of the first search was a state of its own through the rest of
  * the walk (a quarter of a second to load). */
 
+/* The mapping search's state, for bpf_loop (as a bounded loop, each of
+ * its 7 steps was verified on its own) */
+struct unwind_map_search {
+	__u64 look;
+	__u32 base, lo, hi;
+	__u32 err;
+};
+
+/* One step of the mapping search: bpf_loop's callback */
+static long unwind_map_step(__u32 i, void *ctx)
+{
+	struct unwind_map_search *s = ctx;
+	struct unwind_map *m;
+	__u32 mid, idx;
+
+	if (s->lo >= s->hi)
+		return 1;
+	mid = s->lo + (s->hi - s->lo) / 2;
+	idx = s->base + mid;
+	m = bpf_map_lookup_elem(&unwind_maps, &idx);
+	if (!m) {
+		s->err = 1;
+		return 1;
+	}
+	if (m->start <= s->look)
+		s->lo = mid + 1;
+	else
+		s->hi = mid;
+	return 0;
+}
+
 /* Of SLOT's N mappings, sorted by start: 1 + the index of the last one
  * starting at or below LOOK, or 0. When none holds LOOK, counted
  * (PSTAT_UNWIND_UNMAPPED: here, checked once, not at each step of the
  * walk, where it made the verifier's work a third larger). */
 __noinline __u32 unwind_find_map(__u32 slot, __u32 n, __u64 look)
 {
-	__u32 lo = 0, hi = n, idx, base = slot * UNWIND_MAX_MAPS;
+	struct unwind_map_search s = { .look = look, .base = slot * UNWIND_MAX_MAPS, .hi = n };
 	struct unwind_map *m;
-	int k;
+	__u32 idx;
 
-	/* N is at most UNWIND_MAX_MAPS (user space keeps it so), and is left
-	 * unclamped here: clamped, the verifier knew lo and hi exactly and
-	 * walked every path of the search on its own (25,000 instructions) */
-	for (k = 0; k < 7 && lo < hi; k++) {	/* 2^7 > UNWIND_MAX_MAPS */
-		__u32 mid = lo + (hi - lo) / 2;
-
-		idx = base + mid;
-		m = bpf_map_lookup_elem(&unwind_maps, &idx);
-		if (!m)
-			return 0;
-		if (m->start <= look)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	idx = base + lo - 1;
-	if (!lo || !(m = bpf_map_lookup_elem(&unwind_maps, &idx)) || look >= m->end)
+	/* N is at most UNWIND_MAX_MAPS (user space keeps it so) */
+	bpf_loop(7, unwind_map_step, &s, 0);	/* 2^7 > UNWIND_MAX_MAPS */
+	if (s.err)
+		return 0;
+	idx = s.base + s.lo - 1;
+	if (!s.lo || !(m = bpf_map_lookup_elem(&unwind_maps, &idx)) || look >= m->end)
 		stat_inc(PSTAT_UNWIND_UNMAPPED);
-	return lo;
+	return s.lo;
 }
 
 /* Entry K of the rows' index from slot IDX of row map ROWS (struct
@@ -156,32 +176,49 @@ __noinline __u64 unwind_block(__u32 shard, __u32 count, __u32 idx, __u32 nblocks
 	return (__u64)lo | (__u64)hi << 32;
 }
 
+/* One step of the row search: bpf_loop's callback (verified once; as a
+ * bounded loop the verifier walked each of its 24 steps on its own, a
+ * third of the program's verification). */
+struct unwind_row_search {
+	void *rows;	/* the row map */
+	__u32 first, lo, hi, rel;
+	__u32 err;
+};
+
+static long unwind_row_step(__u32 i, void *ctx)
+{
+	struct unwind_row_search *s = ctx;
+	struct unwind_row *r;
+	__u32 mid, idx;
+
+	if (s->lo >= s->hi)
+		return 1;
+	mid = s->lo + (s->hi - s->lo) / 2;
+	idx = s->first + mid;
+	r = bpf_map_lookup_elem(s->rows, &idx);
+	if (!r) {
+		s->err = 1;
+		return 1;
+	}
+	if (r->pc <= s->rel)
+		s->lo = mid + 1;
+	else
+		s->hi = mid;
+	return 0;
+}
+
 /* Of the rows [FIRST, FIRST + HI) of row map SHARD, knowing that the
  * first LO have a pc at or below REL: 1 + the index of the last one whose
  * pc is at or below REL, or 0. */
 __noinline __u32 unwind_find_row(__u32 shard, __u32 first, __u32 lo, __u32 hi, __u32 rel)
 {
-	__u32 idx;
-	struct unwind_row *r;
-	void *rows;
-	int k;
+	struct unwind_row_search s = { .first = first, .lo = lo, .hi = hi, .rel = rel };
 
-	rows = bpf_map_lookup_elem(&unwind_rows, &shard);
-	if (!rows)
+	s.rows = bpf_map_lookup_elem(&unwind_rows, &shard);
+	if (!s.rows)
 		return 0;
-	for (k = 0; k < 24 && lo < hi; k++) {	/* 2^24 rows an object at most */
-		__u32 mid = lo + (hi - lo) / 2;
-
-		idx = first + mid;
-		r = bpf_map_lookup_elem(rows, &idx);
-		if (!r)
-			return 0;
-		if (r->pc <= rel)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? first + lo : 0;
+	bpf_loop(24, unwind_row_step, &s, 0);	/* 2^24 rows an object at most */
+	return s.err || !s.lo ? 0 : first + s.lo;
 }
 
 /* Mapping IDX of unwind_maps (M) has its table still to come: ask user

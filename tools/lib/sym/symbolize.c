@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/appfile.h"
+#include "core/escape.h"
 #include "sym/cficache.h"
 #include "sym/dwline.h"
 #include "sym/elfsym.h"
@@ -443,14 +444,41 @@ static uint64_t syms_key(const struct stat *st)
 	return hash__words(k, sizeof(k));
 }
 
+/* PATH (the app's to choose) as a message shows it */
+static const char *shown(char *buf, size_t size, const char *path)
+{
+	escape__str(buf, size, path, strlen(path), 120, 0);
+	return buf;
+}
+
+static int any_debug_file(int fd, Elf *elf, uint64_t fsize, const char *path, void *ctx)
+{
+	return 0;
+}
+
+/* Whether a debug file for ES (of the file at PATH, in the process's ROOT)
+ * can be found now: one may be installed after its table was kept. */
+static bool debug_file_now(const struct elf_syms *es, const char *path, const char *root)
+{
+	int dfd = elfsym__find_debug_file(path, root, elfsym__build_id(es), elfsym__debuglink(es),
+					  any_debug_file, NULL);
+
+	if (dfd < 0)
+		return false;
+	close(dfd);
+	return true;
+}
+
 /* The symbols of FD (the file ST describes, PATH, ROOT its process's
- * root): kept ones, else read (and a full table kept: a file with only
- * its dynamic symbols is read again, as its debug file may come). */
+ * root): kept ones, else read, and kept. A file with only its dynamic
+ * symbols (stripped) is kept too, and read again once a debug file for
+ * it is found. */
 static struct elf_syms *load_syms(struct symbolizer *sz, int fd, const struct stat *st,
 				  const char *path, const char *root)
 {
 	struct elf_syms *es;
 	uint64_t key = 0;
+	char safe[512];
 	size_t len;
 	void *buf;
 	int err;
@@ -460,13 +488,22 @@ static struct elf_syms *load_syms(struct symbolizer *sz, int fd, const struct st
 		if (!cficache__get_blob(sz->cache, key, SYMS_BLOB_MAX, &buf, &len)) {
 			es = elfsym__unpack(buf, len);
 			cficache__blob_free(buf, len);
-			if (es)
+			/* a stripped file's table (its dynamic symbols) holds
+			 * while no debug file for it is to be found */
+			if (es && (elfsym__complete(es) || !debug_file_now(es, path, root))) {
+				p_debug("symbols of %s from the cache", shown(safe, sizeof(safe), path));
 				return es;
+			}
+			if (es)
+				p_debug("symbols of %s read again: a debug file was found",
+					shown(safe, sizeof(safe), path));
+			elfsym__free(es);
 			cficache__drop_blob(sz->cache, key);
 		}
 	}
 	es = elfsym__load_fd(fd, path, root);
-	if (!es || !sz->cache || !elfsym__complete(es))
+	/* a debug file that gave no symbols: read again next time */
+	if (!es || !sz->cache || (!elfsym__complete(es) && debug_file_now(es, path, root)))
 		return es;
 	err = elfsym__pack(es, &buf, &len);
 	if (!err) {
@@ -474,7 +511,7 @@ static struct elf_syms *load_syms(struct symbolizer *sz, int fd, const struct st
 		free(buf);
 	}
 	if (err)
-		p_debug("symbols of %s not kept: %s", path, strerror(-err));
+		p_debug("symbols of %s not kept: %s", shown(safe, sizeof(safe), path), strerror(-err));
 	return es;
 }
 

@@ -1299,6 +1299,8 @@ static void report_capture(struct profiler *pr)
 	if (ss.kallsyms_err && !pr->env.user_only)
 		p_warn("kernel symbols unavailable: %s (needs CAP_SYSLOG)",
 		       strerror(-ss.kallsyms_err));
+	p_debug("symbols: %zu files of the targets, %zu of them mapped but not read (no frame "
+		"fell in them)", ss.files, ss.files_waiting);
 	if (ss.files_denied)
 		p_warn("%zu binar%s of the targets unreadable: permission denied (other "
 		       "users' processes need CAP_SYS_PTRACE; run 'doctor')",

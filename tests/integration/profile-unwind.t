@@ -233,7 +233,7 @@ wait_for_grep "$T/redis.log" "Ready to accept connections" 10
 redis-benchmark -p "$port" -q -n 100000000 -c 20 -t set,get,incr,lpush > /dev/null 2>&1 & rb=$!
 on_exit "kill $rb"
 sleep 0.5
-"$SIDESCOPE" profile -p "$rs" -F 199 -d 3 --user-only --unwind tables -o "$T/redis.folded" \
+"$SIDESCOPE" profile -v -p "$rs" -F 199 -d 3 --user-only --unwind tables -o "$T/redis.folded" \
 	2> "$T/redis.err"
 is "$?" 0 "--unwind tables on Debian's redis-server under redis-benchmark"
 kill "$rb" 2> /dev/null
@@ -255,6 +255,11 @@ ok "$(set -- $rows; [ "${1:-0}" -gt 65536 ] && [ "${2:-0}" -ge 2 ]; echo $?)" \
 idle=$(sed -n 's/.* \([0-9]*\) more mapped but never reached.*/\1/p' "$T/redis.err")
 diag "redis-server's objects never reached by a walk: $idle"
 ok "$([ "${idle:-0}" -ge 5 ]; echo $?)" "the tables of objects no walk reached are left alone ($idle)"
+# and so are their symbols: read when a frame first falls in them
+unread=$(sed -n 's/.*symbols: [0-9]* files of the targets, \([0-9]*\) of them mapped but not read.*/\1/p' \
+	"$T/redis.err")
+diag "redis-server's objects whose symbols were never read: $unread"
+ok "$([ "${unread:-0}" -ge 5 ]; echo $?)" "the symbols of objects no frame fell in are not read ($unread)"
 
 # ---- usage errors -------------------------------------------------------------
 "$SIDESCOPE" profile -p 1 -d 1 --unwind bogus > /dev/null 2> "$T/e1"

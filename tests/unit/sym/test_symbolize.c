@@ -336,6 +336,53 @@ static void test_sweep(void)
 	write_stat("faketarget", 1000);
 }
 
+/* Symbols are read when a frame first falls in a file (the executable and
+ * the C library at once), from the descriptor opened when the process was
+ * watched: a process gone since is still named. */
+static void test_wait(void)
+{
+	struct symbolizer *sz = symbolizer__new();
+	char path[PATH_MAX * 2], self[PATH_MAX];
+	struct symbolizer_stats st;
+	struct sym_frame f;
+	ssize_t n;
+
+	write_stat("faketarget", 1000);
+	is_int(symbolizer__watch(sz, FAKE_PID), 0, "wait: watch");
+	symbolizer__stats(sz, &st);
+	is_int((int)st.files_waiting, 2, "no exe link: both ELF copies wait for a frame");
+	/* it exits, and its root goes: the descriptors kept still read */
+	snprintf(path, sizeof(path), "%s/%d/stat", dir, FAKE_PID);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%d/root/bin/target", dir, FAKE_PID);
+	snprintf(self, sizeof(self), "%s.moved", path);
+	ok(rename(path, self) == 0, "the file leaves the root");
+	symbolizer__user(sz, FAKE_PID, (uint64_t)(uintptr_t)symtest_target_fn + 2, &f);
+	is_str(f.name, "symtest_target_fn", "read at the first frame, after the process exited");
+	ok(strlen(f.build_id) == 40 || strlen(f.build_id) == 0, "build id read with it");
+	symbolizer__stats(sz, &st);
+	is_int((int)st.files_waiting, 1, "the other copy still waits");
+	symbolizer__user(sz, FAKE_PID, (uint64_t)(uintptr_t)symtest_target_fn + 2 + COPY_SHIFT,
+			 &f);
+	is_str(f.name, "symtest_target_fn", "the second copy, read at its first frame");
+	symbolizer__stats(sz, &st);
+	is_int((int)st.files_waiting, 0, "none waits");
+	ok(rename(self, path) == 0, "the file back");
+	symbolizer__free(sz);
+
+	/* with its executable known, that one is read at once */
+	snprintf(path, sizeof(path), "%s/%d/exe", dir, FAKE_PID);
+	n = snprintf(self, sizeof(self), "/bin/target");
+	ok(n > 0 && symlink(self, path) == 0, "an exe link");
+	write_stat("faketarget", 1000);
+	sz = symbolizer__new();
+	is_int(symbolizer__watch(sz, FAKE_PID), 0, "watch with the exe link");
+	symbolizer__stats(sz, &st);
+	is_int((int)st.files_waiting, 1, "the executable read at once, its copy waits");
+	symbolizer__free(sz);
+	unlink(path);
+}
+
 int main(void)
 {
 	char path[PATH_MAX + 32];
@@ -355,6 +402,7 @@ int main(void)
 		proc__set_root(dir);
 		test_symbolize();
 		test_sweep();
+		test_wait();
 	}
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	if (system(path))

@@ -474,6 +474,16 @@ int proc__exe(pid_t pid, char *buf, size_t size)
 	return 0;
 }
 
+bool proc__core_object(const char *path, const char *exe)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return (exe[0] && !strcmp(path, exe)) || !strncmp(base, "libc.so", 7) ||
+	       !strncmp(base, "libc-", 5) || !strncmp(base, "ld-musl-", 8) ||
+	       !strncmp(base, "libc.musl-", 10);
+}
+
 static int parse_maps_line(const char *line, size_t len, struct proc_map *m)
 {
 	unsigned long long start, end, off, ino;

@@ -66,6 +66,15 @@ int proc__pidns(pid_t pid, uint64_t *dev, uint64_t *ino);
 /* Executable's path as the process sees it (readlink of /proc/PID/exe). */
 int proc__exe(pid_t pid, char *buf, size_t size);
 
+/* Whether the object at PATH, mapped by a process whose executable is EXE
+ * (proc__exe; "" when unknown), is at the bottom of almost all its stacks:
+ * the executable itself and the C library (main, a thread's start). Their
+ * unwind tables and symbols are read as soon as the process is seen; a
+ * server's other libraries are mostly mapped and never run in a capture,
+ * and wait for a sample to need them. A matter of cost alone: a name that
+ * lies only moves the wait. */
+bool proc__core_object(const char *path, const char *exe);
+
 struct proc_map {
 	uint64_t start, end, offset;
 	uint32_t dev_major, dev_minor;

@@ -475,21 +475,6 @@ static struct uw_file *known_file(struct unwinder *u, const struct proc_map *m)
 	return NULL;
 }
 
-/* Whether the table of an object of a process whose executable is EXE is
- * loaded as soon as the process is: the executable itself and the C
- * library, at the bottom of almost every stack (main, the thread's start),
- * so that no walk waits there; the others wait until a walk reaches them
- * (most of a server's libraries are mapped, never run in a capture). A
- * matter of cost alone: a name that lies only moves the wait. */
-static bool load_at_once(const char *path, const char *exe)
-{
-	const char *base = strrchr(path, '/');
-
-	base = base ? base + 1 : path;
-	return !strcmp(path, exe) || !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5) ||
-	       !strncmp(base, "ld-musl-", 8) || !strncmp(base, "libc.musl-", 10);
-}
-
 /* A process's executable, as its maps name it (its /proc/PID/exe link):
  * read when first needed */
 struct uw_exe {
@@ -499,14 +484,10 @@ struct uw_exe {
 
 static const char *exe_of(pid_t pid, struct uw_exe *e)
 {
-	char link[64];
-	ssize_t n;
-
 	if (!e->read) {
 		e->read = true;
-		snprintf(link, sizeof(link), "%s/%d/exe", proc__root(), (int)pid);
-		n = readlink(link, e->path, sizeof(e->path) - 1);
-		e->path[n > 0 ? n : 0] = '\0';
+		if (proc__exe(pid, e->path, sizeof(e->path)))
+			e->path[0] = '\0';
 	}
 	return e->path;
 }
@@ -577,8 +558,8 @@ static int add_proc(struct unwinder *u, pid_t pid, bool keep)
 		} else if (m->path[0] == '/' && m->inode) {
 			f = known_file(u, m);
 			if (!f)
-				f = new_file_of(u, pid, m, load_at_once(m->path, exe_of(pid, &exe)));
-			else if (f->wait && load_at_once(m->path, exe_of(pid, &exe)))
+				f = new_file_of(u, pid, m, proc__core_object(m->path, exe_of(pid, &exe)));
+			else if (f->wait && proc__core_object(m->path, exe_of(pid, &exe)))
 				load_waiting(u, f);	/* another's library, this one's executable */
 		} else {
 			continue;

@@ -35,6 +35,13 @@ struct sym_file {
 	bool elf_shared;	/* elf, dw belong to another entry (same build id) */
 	void *pe;		/* PE resolver's handle */
 	bool tried;
+	/* waiting to be read until a frame first falls in it (fd >= 0):
+	 * opened through the process PID (that started at START) as OPENED
+	 * names it */
+	int fd;
+	pid_t pid;
+	uint64_t start;
+	char *opened;
 };
 
 struct sym_proc {
@@ -82,7 +89,11 @@ struct symbolizer {
 	size_t nvdsos;
 	struct cficache *cache;		/* symbol tables of earlier captures */
 	uint64_t gens;			/* the last sym_proc.gen given */
+	size_t waiting;			/* files with fd open, waiting */
 };
+
+/* Files waiting for their first frame at most; more are read at once. */
+#define SYM_WAIT_FDS_MAX 256
 
 const char *symbolizer__intern(struct symbolizer *sz, const char *s)
 {
@@ -169,6 +180,9 @@ void symbolizer__free(struct symbolizer *sz)
 		}
 		if (sz->files[i]->pe && sz->pe)
 			sz->pe->close(sz->files[i]->pe);
+		if (sz->files[i]->fd >= 0)
+			close(sz->files[i]->fd);
+		free(sz->files[i]->opened);
 		free(sz->files[i]);
 	}
 	free(sz->files);
@@ -284,7 +298,8 @@ static void refresh_perfmap(struct symbolizer *sz, struct sym_proc *p)
 		perfmap__count(pm), perfmap__bad_lines(pm));
 }
 
-static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size_t idx);
+static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size_t idx,
+				 bool now);
 static bool is_symbol_file(const struct proc_map *m);
 
 /* symbolizer__watch, for the process that started at WANT (0: any). */
@@ -294,6 +309,7 @@ static int watch(struct symbolizer *sz, pid_t pid, uint64_t want)
 	struct sym_proc *p = find_proc(sz, pid);
 	struct proc_maps *maps;
 	uint64_t start = 0, again = 0;
+	char exe[PATH_MAX];
 
 	if (proc__start_time(pid, &start) || proc__read_status(pid, &status))
 		return p ? 0 : -ESRCH;	/* gone: keep what was captured */
@@ -343,10 +359,15 @@ static int watch(struct symbolizer *sz, pid_t pid, uint64_t want)
 			return -ENOMEM;
 		}
 		/* open the executable files now: once the process exits,
-		 * /proc/PID/root and map_files are gone */
+		 * /proc/PID/root and map_files are gone. The executable and
+		 * the C library are read now, the others when a frame first
+		 * falls in them (most libraries of a server never run in a
+		 * capture) */
+		if (proc__exe(pid, exe, sizeof(exe)))
+			exe[0] = '\0';
 		for (size_t i = 0; i < maps->n; i++)
 			if (maps->maps[i].perms[2] == 'x' && is_symbol_file(&maps->maps[i]) &&
-			    !map_file(sz, p, i))
+			    !map_file(sz, p, i, proc__core_object(maps->maps[i].path, exe)))
 				return -ENOMEM;
 	}
 	p->perfmap_tried = false;
@@ -515,23 +536,94 @@ static struct elf_syms *load_syms(struct symbolizer *sz, int fd, const struct st
 	return es;
 }
 
-/* Open the file of map M of process P: the file cache by identity. */
-static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size_t idx)
+/* Read the symbols of F from FD, opened as PATH through process PID (whose
+ * root has its debug files; 0: none to look in); FD is closed. */
+static void read_syms_of(struct symbolizer *sz, struct sym_file *f, int fd, const char *path,
+		      pid_t pid)
+{
+	char root[64];
+	struct stat sb;
+	size_t i;
+
+	snprintf(root, sizeof(root), "%s/%d/root", proc__root(), (int)pid);
+	if (fstat(fd, &sb)) {
+		p_debug("cannot read %s: %s", f->path, strerror(errno));
+		close(fd);
+		return;
+	}
+	f->elf = load_syms(sz, fd, &sb, path, root);
+	if (!f->elf) {
+		p_debug("no ELF symbols for %s (%s): %s", f->path, path, strerror(errno));
+		close(fd);
+		return;
+	}
+	f->build_id = symbolizer__intern(sz, elfsym__build_id(f->elf));
+	if (!f->build_id) {
+		f->build_id = "";
+		close(fd);
+		return;
+	}
+	/* the same file under another identity (the same library in two
+	 * containers): keep one copy of its symbols and lines */
+	for (i = 0; f->build_id[0] && i < sz->nfiles; i++) {
+		struct sym_file *o = sz->files[i];
+
+		if (o != f && o->elf && o->build_id == f->build_id) {
+			elfsym__free(f->elf);
+			f->elf = o->elf;
+			f->dw = o->dw;
+			f->elf_shared = true;
+			break;
+		}
+	}
+	/* its DWARF (or its debug file's), read when a line is asked for */
+	if (!f->elf_shared) {
+		f->dw = dwline__new(fd, path, root, f->build_id, elfsym__debuglink(f->elf),
+				    intern_cb, sz);
+		if (!f->dw && errno != ENOENT)
+			p_debug("no source lines for %s: %s", f->path, strerror(errno));
+	}
+	close(fd);
+}
+
+/* F, read now if it waited */
+static struct sym_file *file_now(struct symbolizer *sz, struct sym_file *f)
+{
+	int fd = f->fd;
+
+	if (fd >= 0) {
+		f->fd = -1;
+		sz->waiting--;
+		/* a process gone (or its PID another's) has no root to find
+		 * debug files in: the file's own symbols */
+		read_syms_of(sz, f, fd, f->opened, proc__alive(f->pid, f->start) ? f->pid : 0);
+		free(f->opened);
+		f->opened = NULL;
+	}
+	return f;
+}
+
+/* The file of map IDX of process P: the file cache by identity. Opened
+ * now; its symbols read now when NOW, else when a frame first falls in it
+ * (map_file with NOW). */
+static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size_t idx,
+				 bool now)
 {
 	const struct proc_map *m = &p->maps->maps[idx];
-	char path[PATH_MAX + 64], clean[PATH_MAX], root[64];
+	char path[PATH_MAX + 64], clean[PATH_MAX];
 	struct sym_file *f = NULL, **n;
-	struct stat sb;
 	size_t i;
 	int fd;
 
 	if (p->files[idx])
-		return p->files[idx];
+		return now ? file_now(sz, p->files[idx]) : p->files[idx];
 	for (i = 0; i < sz->nfiles; i++) {
 		f = sz->files[i];
 		if (f->inode == m->inode && f->dev_major == m->dev_major &&
-		    f->dev_minor == m->dev_minor)
-			return p->files[idx] = f;
+		    f->dev_minor == m->dev_minor) {
+			p->files[idx] = f;
+			return now ? file_now(sz, f) : f;
+		}
 	}
 	n = realloc(sz->files, (sz->nfiles + 1) * sizeof(*n));
 	if (!n)
@@ -542,11 +634,12 @@ static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size
 		return NULL;
 	sz->files[sz->nfiles++] = f;
 	sz->st.files++;
+	f->fd = -1;
 	f->dev_major = m->dev_major;
 	f->dev_minor = m->dev_minor;
 	f->inode = m->inode;
 	/* the process's own view of the file, or the mapping itself */
-	fd = appfile__open_mapping(p->pid, m, clean, sizeof(clean), path, sizeof(path), &sb);
+	fd = appfile__open_mapping(p->pid, m, clean, sizeof(clean), path, sizeof(path), NULL);
 	f->path = symbolizer__intern(sz, clean);
 	f->build_id = "";
 	p->files[idx] = f;
@@ -569,40 +662,17 @@ static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size
 		close(fd);
 		return f;
 	}
-	snprintf(root, sizeof(root), "%s/%d/root", proc__root(), (int)p->pid);
-	f->elf = load_syms(sz, fd, &sb, path, root);
-	if (!f->elf) {
-		p_debug("no ELF symbols for %s (%s): %s", clean, path, strerror(errno));
-		close(fd);
-		return f;
-	}
-	f->build_id = symbolizer__intern(sz, elfsym__build_id(f->elf));
-	if (!f->build_id) {
-		f->build_id = "";
-		close(fd);
-		return f;
-	}
-	/* the same file under another identity (the same library in two
-	 * containers): keep one copy of its symbols and lines */
-	for (i = 0; f->build_id[0] && i + 1 < sz->nfiles; i++) {
-		struct sym_file *o = sz->files[i];
-
-		if (o->elf && o->build_id == f->build_id) {
-			elfsym__free(f->elf);
-			f->elf = o->elf;
-			f->dw = o->dw;
-			f->elf_shared = true;
-			break;
+	if (!now && sz->waiting < SYM_WAIT_FDS_MAX) {
+		f->opened = strdup(path);
+		if (f->opened) {
+			f->fd = fd;
+			f->pid = p->pid;
+			f->start = p->start_time;
+			sz->waiting++;
+			return f;
 		}
 	}
-	/* its DWARF (or its debug file's), read when a line is asked for */
-	if (!f->elf_shared) {
-		f->dw = dwline__new(fd, path, root, f->build_id, elfsym__debuglink(f->elf),
-				    intern_cb, sz);
-		if (!f->dw && errno != ENOENT)
-			p_debug("no source lines for %s: %s", clean, strerror(errno));
-	}
-	close(fd);
+	read_syms_of(sz, f, fd, path, p->pid);
 	return f;
 }
 
@@ -828,7 +898,7 @@ int symbolizer__user_at(struct symbolizer *sz, pid_t pid, uint64_t ip, unsigned 
 			return err;
 	}
 	if (m && code && is_symbol_file(m)) {
-		f = map_file(sz, p, m - p->maps->maps);
+		f = map_file(sz, p, (size_t)(m - p->maps->maps), true);
 		if (!f)
 			return -ENOMEM;
 		off = ip - m->start + m->offset;
@@ -929,4 +999,5 @@ void symbolizer__stats(const struct symbolizer *sz, struct symbolizer_stats *st)
 {
 	*st = sz->st;
 	st->tracked = sz->nprocs;
+	st->files_waiting = sz->waiting;
 }

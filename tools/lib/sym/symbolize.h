@@ -63,6 +63,8 @@ struct symbolizer_stats {
 	size_t tracked;		/* held now */
 	size_t evicted;		/* freed by symbolizer__sweep */
 	size_t files;		/* distinct files opened */
+	size_t files_waiting;	/* of them, symbols not read: no frame fell
+				 * in them yet (libraries mapped, not run) */
 	size_t perfmap_bad_lines;
 	size_t perfmap_reloads;
 	size_t perfmap_capped;	/* maps over perfmap__max(), read in part */

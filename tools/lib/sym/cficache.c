@@ -244,9 +244,10 @@ int cficache__get(struct cficache *c, const struct stat *fst, struct cfi_table *
 	bytes = (size_t)h.n * sizeof(struct cfi_row);
 	/* mapped, not read: no copy, no fresh pages to fault in and zero.
 	 * Entries are written once under a temporary name and renamed into
-	 * place, never changed in place; the checks below read the mapping */
+	 * place, never changed in place; the checks below read the mapping,
+	 * all of it, so its pages are mapped at once (no fault a page) */
 	t->map_len = sizeof(h) + bytes;
-	t->map = mmap(NULL, t->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
+	t->map = mmap(NULL, t->map_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 	if (t->map == MAP_FAILED) {
 		t->map = NULL;
 		goto bad;
@@ -422,7 +423,7 @@ int cficache__get_blob(struct cficache *c, uint64_t key, size_t max, void **buf,
 	    h.len > max || (uint64_t)st.st_size != sizeof(h) + h.len)
 		goto bad;
 	/* mapped as cficache__get maps a table */
-	b = mmap(NULL, sizeof(h) + (size_t)h.len, PROT_READ, MAP_PRIVATE, fd, 0);
+	b = mmap(NULL, sizeof(h) + (size_t)h.len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 	if (b == MAP_FAILED) {
 		b = NULL;
 		goto bad;

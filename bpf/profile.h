@@ -57,16 +57,26 @@ enum profile_stat {
 	PSTAT_MAX,
 };
 
-/* --unwind tables: one row of an object's unwind table (sym/cfitab.h's
- * struct cfi_row, padded to the 16 bytes an array element takes). */
+/* --unwind tables: one row of an object's unwind table, sym/cfitab.h's
+ * struct cfi_row packed into the 8 bytes of an array element (its 12
+ * would take 16): every page of rows written at load is a page less to
+ * touch. The CFA's offset is a multiple of 8 on x86-64 (the stack stays
+ * 8-byte aligned) and counted in eights, up to 512 KB; a row whose offset
+ * does not fit is marked CFI_CFA_UNSUPPORTED, one whose caller's RBP is
+ * saved further than fp_off reaches CFI_FP_UNKNOWN. */
 struct unwind_row {
 	__u32 pc;	/* the object's address less its table's base */
-	__s32 cfa_off;
-	__s16 fp_off;
-	__u8 cfa;	/* enum cfi_cfa_rule */
-	__u8 fp;	/* enum cfi_fp_rule */
-	__u32 pad;
+	__u16 cfa_off8;	/* the CFA's offset / 8 */
+	__s8 fp_off;	/* where the caller's RBP is, from the CFA; for
+			 * CFI_CFA_PLT, the stub's offset of its push */
+	__u8 rules;	/* enum cfi_cfa_rule | enum cfi_fp_rule << 4 */
 };
+
+#define UNWIND_ROW_CFA(r) ((r)->rules & 15)
+#define UNWIND_ROW_FP(r) ((r)->rules >> 4)
+#define UNWIND_ROW_CFA_OFF(r) ((__u64)(r)->cfa_off8 << 3)
+/* row index entries (__u32) a row slot holds */
+#define UNWIND_INDEX_PER_ROW (sizeof(struct unwind_row) / sizeof(__u32))
 
 /* One executable mapping of a process with a table: rows
  * [first, first + count) of the row map unwind_rows[shard], for the
@@ -76,8 +86,8 @@ struct unwind_row {
  * from the block of 4 KB its pc is in, not from the whole table, so that a
  * sample's cold look-ups touch one or two pages of rows, not ten. Entry k
  * (of nblocks + 1) is how many rows have a pc at or below (block0 + k) <<
- * UNWIND_BLOCK_SHIFT; the entries are __u32s packed four to a row slot,
- * from slot idx_first of the same row map. */
+ * UNWIND_BLOCK_SHIFT; the entries are __u32s packed two to a row slot
+ * (UNWIND_INDEX_PER_ROW), from slot idx_first of the same row map. */
 struct unwind_map {
 	__u64 start, end, adj;
 	__u32 first, count;

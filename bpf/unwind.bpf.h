@@ -147,12 +147,12 @@ __noinline __u32 unwind_find_map(__u32 slot, __u32 n, __u64 look)
  * unwind_map), or -1 */
 static __always_inline __s64 unwind_index_at(void *rows, __u32 idx, __u32 k)
 {
-	__u32 slot = idx + k / 4, *e;
+	__u32 slot = idx + k / UNWIND_INDEX_PER_ROW, *e;
 
 	e = bpf_map_lookup_elem(rows, &slot);
 	if (!e)
 		return -1;
-	return e[k & 3];
+	return e[k & (UNWIND_INDEX_PER_ROW - 1)];
 }
 
 /* Of the rows [0, COUNT) of an object in row map SHARD: the range [lo, hi)
@@ -286,6 +286,7 @@ static long unwind_step(__u32 i, void *ctx)
 	__u64 cfa, ra = 0, bp = w->bp, look;
 	__u32 bp_known = w->bp_known;
 	__s16 fp_off = 0;
+	__u64 cfa_off = 0;
 	__u8 rule = CFI_CFA_NONE, fp = CFI_FP_SAME;
 
 	s = bpf_map_lookup_elem(&scratch, &zero);
@@ -298,9 +299,10 @@ static long unwind_step(__u32 i, void *ctx)
 	look = n ? w->ip - 1 : w->ip;	/* a return address is past its call */
 	r = unwind_find(w, *nmaps, look);
 	if (r) {
-		rule = r->cfa;
-		fp = r->fp;
+		rule = UNWIND_ROW_CFA(r);
+		fp = UNWIND_ROW_FP(r);
 		fp_off = r->fp_off;
+		cfa_off = UNWIND_ROW_CFA_OFF(r);
 	} else if (w->wait) {
 		/* most likely code without frame pointers: cut here, not
 		 * followed by a guess */
@@ -317,15 +319,15 @@ static long unwind_step(__u32 i, void *ctx)
 		fp = CFI_FP_SAME;
 		break;
 	case CFI_CFA_SP:
-		cfa = w->sp + (__u64)(__s64)r->cfa_off;
+		cfa = w->sp + cfa_off;
 		break;
 	case CFI_CFA_FP:
 		if (!bp_known)
 			goto cut;
-		cfa = w->bp + (__u64)(__s64)r->cfa_off;
+		cfa = w->bp + cfa_off;
 		break;
 	case CFI_CFA_PLT:
-		cfa = w->sp + (__u64)(__s64)r->cfa_off + ((w->ip & 15) >= (__u64)fp_off ? 8 : 0);
+		cfa = w->sp + cfa_off + ((w->ip & 15) >= (__u64)fp_off ? 8 : 0);
 		fp = CFI_FP_SAME;
 		break;
 	case CFI_CFA_END:
@@ -334,7 +336,7 @@ static long unwind_step(__u32 i, void *ctx)
 	case CFI_CFA_SP_RA_DI:	/* only the first frame's registers are known */
 		if (n)
 			goto cut;
-		cfa = w->sp + (__u64)(__s64)r->cfa_off;
+		cfa = w->sp + cfa_off;
 		ra = w->di;
 		/* a copy is linked to w->di in the verifier (one id): stored
 		 * as the next ip, the link made every walk's state a new one,

@@ -610,7 +610,7 @@ static const char *cap_hint(enum privhint_need need, int err)
 	return privhint(need, err, buf, sizeof(buf));
 }
 
-/* --unwind tables: rows (16 bytes each; row maps made as the tables need
+/* --unwind tables: rows (8 bytes each; row maps made as the tables need
  * them, up to this many in all) and processes held in the kernel */
 #define UNWIND_ROWS (1u << 21)
 #define UNWIND_PROCS 256u

@@ -247,13 +247,45 @@ static double now_ms(void)
 
 _Static_assert(CFITAB_BLOCK_SHIFT == UNWIND_BLOCK_SHIFT, "one block size for both searches");
 
+int unwind__pack_row(struct unwind_row *r, const struct cfi_row *c)
+{
+	int32_t off = c->cfa_off;
+	uint8_t cfa = c->cfa, fp = c->fp;
+	int16_t fp_off = c->fp_off;
+	int unfit = 0;
+
+	if (cfa != CFI_CFA_NONE && cfa != CFI_CFA_END && cfa != CFI_CFA_UNSUPPORTED &&
+	    (off < 0 || off % 8 || off / 8 > UINT16_MAX)) {
+		cfa = CFI_CFA_UNSUPPORTED;
+		unfit = 1;
+	}
+	if (cfa == CFI_CFA_NONE || cfa == CFI_CFA_END || cfa == CFI_CFA_UNSUPPORTED)
+		off = 0;
+	if (fp_off < INT8_MIN || fp_off > INT8_MAX) {
+		if (fp == CFI_FP_AT || cfa == CFI_CFA_PLT) {
+			/* a PLT stub's push is within its 16 bytes */
+			unfit = 1;
+			if (cfa == CFI_CFA_PLT)
+				cfa = CFI_CFA_UNSUPPORTED;
+			else
+				fp = CFI_FP_UNKNOWN;
+		}
+		fp_off = 0;
+	}
+	r->pc = c->pc;
+	r->cfa_off8 = (uint16_t)(off / 8);
+	r->fp_off = (int8_t)fp_off;
+	r->rules = (uint8_t)(cfa | fp << 4);
+	return unfit;
+}
+
 /* T's rows (after their index) into a row map, for F (which then is ok);
  * T is freed. */
 static void load_rows(struct unwinder *u, struct uw_file *f, struct cfi_table *t)
 {
 	uint32_t block0 = 0, nblocks = t->n <= UINT32_MAX / 2 ? cfitab__index_blocks(t, &block0) : 0;
-	uint32_t slots = nblocks ? (nblocks + 1 + 3) / 4 : 0;
-	size_t i;
+	uint32_t slots = nblocks ? (nblocks + 1 + UNWIND_INDEX_PER_ROW - 1) / UNWIND_INDEX_PER_ROW : 0;
+	size_t i, unfit = 0;
 	int sh;
 
 	sh = t->n <= UINT32_MAX / 2 ? shard_for(u, (uint32_t)t->n + slots) : -1;
@@ -271,28 +303,22 @@ static void load_rows(struct unwinder *u, struct uw_file *f, struct cfi_table *t
 	f->nblocks = nblocks;
 	f->block0 = nblocks ? block0 : 0;
 	if (nblocks) {
-		/* four entries a row slot, the last slot's tail zeroed */
+		/* UNWIND_INDEX_PER_ROW entries a row slot, the last slot's
+		 * tail zeroed */
 		memset(&u->shards[sh].rows[f->idx_first], 0, slots * sizeof(struct unwind_row));
 		cfitab__index(t, nblocks, block0, (uint32_t *)&u->shards[sh].rows[f->idx_first]);
 	}
 	f->first = f->idx_first + slots;
 	f->count = (uint32_t)t->n;
 	f->base = t->base;
-	for (i = 0; i < t->n; i++) {
-		struct unwind_row *r = &u->shards[sh].rows[f->first + i];
-
-		r->pc = t->rows[i].pc;
-		r->cfa_off = t->rows[i].cfa_off;
-		r->fp_off = t->rows[i].fp_off;
-		r->cfa = t->rows[i].cfa;
-		r->fp = t->rows[i].fp;
-		r->pad = 0;
-	}
+	for (i = 0; i < t->n; i++)
+		unfit += unwind__pack_row(&u->shards[sh].rows[f->first + i], &t->rows[i]);
 	u->shards[sh].used += (uint32_t)t->n + slots;
 	u->st.rows += t->n;
 	u->st.files += !f->vdso;	/* the vDSO is the kernel's, not an object of the app */
 	f->ok = 1;
-	p_debug("unwind table of %s: %zu rows (%zu unsupported)", f->path, t->n, t->st.unsupported);
+	p_debug("unwind table of %s: %zu rows (%zu unsupported, %zu more with offsets a packed "
+		"row cannot hold)", f->path, t->n, t->st.unsupported, unfit);
 	cfitab__free(t);
 }
 

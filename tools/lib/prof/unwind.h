@@ -19,6 +19,14 @@
 #include <sys/types.h>
 
 struct unwinder;
+struct unwind_row;
+struct cfi_row;
+
+/* Row C (a table's, as sym/cfitab builds it) as the BPF walker reads it
+ * (bpf/profile.h), into R: 1 when R says less than C (an offset out of a
+ * packed row's reach: its CFA rule unsupported, or its caller's RBP
+ * unknown), else 0. */
+int unwind__pack_row(struct unwind_row *r, const struct cfi_row *c);
 
 struct unwinder_stats {
 	size_t procs;		/* processes given tables, in all */
@@ -39,7 +47,7 @@ struct unwinder_stats {
 	double build_ms;	/* building (or reading) the tables, in all */
 };
 
-/* A row map holds this many rows at least (1 MB), a larger table its own */
+/* A row map holds this many rows at least (512 KB), a larger table its own */
 #define UNWIND_SHARD_ROWS (1u << 16)
 
 /* Over the BPF maps' descriptors; ROWS_FD is the map of maps unwind_rows

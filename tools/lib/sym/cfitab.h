@@ -44,7 +44,8 @@ enum cfi_fp_rule {
 };
 
 /* One row: from pc (the object's address, less the table's base) up to
- * the next row's pc. 12 bytes, the layout the BPF maps hold. */
+ * the next row's pc. 12 bytes, the layout of the cache; the BPF maps hold
+ * it packed into 8 (bpf/profile.h's struct unwind_row). */
 struct cfi_row {
 	uint32_t pc;
 	int32_t cfa_off;

@@ -110,6 +110,10 @@ static int reserve_counts(struct capture *c, size_t n, __u32 chunk)
 	if (!nv)
 		return -ENOMEM;
 	c->vals = nv;
+	/* zeroed once: what the kernel writes, valgrind does not see (the
+	 * buffers stay defined for it), and what it does not, is not read */
+	memset(c->keys + c->keys_cap, 0, (ncap - c->keys_cap) * sizeof(*nk));
+	memset(c->vals + c->keys_cap, 0, (ncap - c->keys_cap) * sizeof(*nv));
 	c->keys_cap = ncap;
 	return 0;
 }
@@ -127,10 +131,6 @@ static ssize_t take_counts(struct capture *c, int fd)
 	for (;;) {
 		if (reserve_counts(c, n, chunk))
 			return -ENOMEM;
-		/* what the kernel does not fill stays defined (valgrind does
-		 * not know this command writes the buffers) */
-		memset(c->keys + n, 0, chunk * sizeof(*c->keys));
-		memset(c->vals + n, 0, chunk * sizeof(*c->vals));
 		cnt = chunk;
 		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, c->keys + n,
 						      c->vals + n, &cnt, NULL);
@@ -188,9 +188,8 @@ static int take_stacks(struct capture *c)
 	}
 	for (;;) {
 		/* ENOSPC would need a bucket of over STACK_BATCH stacks: with as
-		 * many buckets as entries, not seen */
-		memset(c->stack_keys, 0, STACK_BATCH * sizeof(*c->stack_keys));
-		memset(c->stack_vals, 0, STACK_BATCH * sizeof(*c->stack_vals));
+		 * many buckets as entries, not seen. The buffers are zeroed
+		 * once, when made (see reserve_counts) */
 		cnt = STACK_BATCH;
 		err = bpf_map_lookup_and_delete_batch(c->maps.stacks, first ? NULL : &in, &out,
 						      c->stack_keys, c->stack_vals, &cnt, NULL);
@@ -424,8 +423,7 @@ static int foreach_offstart(struct capture *c,
 			return -ENOMEM;
 	}
 	for (;;) {
-		memset(c->off_vals, 0, OFF_BATCH * sizeof(*c->off_vals));
-		cnt = OFF_BATCH;
+		cnt = OFF_BATCH;	/* the buffers zeroed once, when made */
 		err = bpf_map_lookup_batch(c->maps.offstart, first ? NULL : &in, &out,
 					   c->off_keys, c->off_vals, &cnt, NULL);
 		err = err ? -errno : 0;

@@ -254,21 +254,21 @@ int unwind__pack_row(struct unwind_row *r, const struct cfi_row *c)
 	int16_t fp_off = c->fp_off;
 	int unfit = 0;
 
-	if (cfa != CFI_CFA_NONE && cfa != CFI_CFA_END && cfa != CFI_CFA_UNSUPPORTED &&
-	    (off < 0 || off % 8 || off / 8 > UINT16_MAX)) {
+	if (cfa == CFI_CFA_NONE || cfa == CFI_CFA_END || cfa == CFI_CFA_UNSUPPORTED) {
+		off = 0;	/* not used */
+	} else if (off < 0 || off % 8 || off / 8 > UINT16_MAX) {
 		cfa = CFI_CFA_UNSUPPORTED;
+		off = 0;
 		unfit = 1;
 	}
-	if (cfa == CFI_CFA_NONE || cfa == CFI_CFA_END || cfa == CFI_CFA_UNSUPPORTED)
-		off = 0;
 	if (fp_off < INT8_MIN || fp_off > INT8_MAX) {
-		if (fp == CFI_FP_AT || cfa == CFI_CFA_PLT) {
-			/* a PLT stub's push is within its 16 bytes */
+		/* a PLT stub's push is within its 16 bytes */
+		if (cfa == CFI_CFA_PLT) {
+			cfa = CFI_CFA_UNSUPPORTED;
 			unfit = 1;
-			if (cfa == CFI_CFA_PLT)
-				cfa = CFI_CFA_UNSUPPORTED;
-			else
-				fp = CFI_FP_UNKNOWN;
+		} else if (fp == CFI_FP_AT) {
+			fp = CFI_FP_UNKNOWN;
+			unfit = 1;
 		}
 		fp_off = 0;
 	}

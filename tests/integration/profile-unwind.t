@@ -110,6 +110,19 @@ again=0
 for b in $syms; do [ -e "$b" ] && ! cmp -s "$b" "$T/${b##*/}.bad" || again=1; done
 ok "$again" "and are kept again"
 
+# ---- an object whose path is the app's to choose ------------------------------
+# (-v names each table's object: a terminal escape in its path stays escaped)
+esc="$T/$(printf 'esc\033[31mdir')"
+mkdir -p "$esc" && cp "$nofp" "$esc/nofp_chain"
+nofp_saved=$nofp nofp="$esc/nofp_chain"
+profile_nofp chain tables chain-esc -v
+is "$?" 0 "a capture of a program under a path with a terminal escape"
+nofp=$nofp_saved
+like "$(cat "$T/chain-esc.err")" 'unwind table of .*esc\\x1b\[31mdir/nofp_chain: [0-9]+ rows' \
+	"-v names its table's object escaped"
+ok "$(LC_ALL=C grep -q "$(printf '\033')" "$T/chain-esc.err"; [ $? != 0 ]; echo $?)" \
+	"and prints no raw escape"
+
 profile_nofp chain tables chain-nocache --table-cache none
 like "$(cat "$T/chain-nocache.err")" "\(0 from the cache\)" "--table-cache none builds them"
 ok "$([ ! -e none ] && [ ! -e "$T/none" ]; echo $?)" "and keeps none"

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/appfile.h"
+#include "core/escape.h"
 #include "core/log.h"
 #include "core/proc.h"
 #include "prof/unwind.h"
@@ -286,6 +287,7 @@ static void load_rows(struct unwinder *u, struct uw_file *f, struct cfi_table *t
 	uint32_t block0 = 0, nblocks = t->n <= UINT32_MAX / 2 ? cfitab__index_blocks(t, &block0) : 0;
 	uint32_t slots = nblocks ? (nblocks + 1 + UNWIND_INDEX_PER_ROW - 1) / UNWIND_INDEX_PER_ROW : 0;
 	size_t i, unfit = 0;
+	char safe[512];
 	int sh;
 
 	sh = t->n <= UINT32_MAX / 2 ? shard_for(u, (uint32_t)t->n + slots) : -1;
@@ -317,8 +319,10 @@ static void load_rows(struct unwinder *u, struct uw_file *f, struct cfi_table *t
 	u->st.rows += t->n;
 	u->st.files += !f->vdso;	/* the vDSO is the kernel's, not an object of the app */
 	f->ok = 1;
+	/* the path is the app's (its maps) */
+	escape__str(safe, sizeof(safe), f->path, strlen(f->path), 120, 0);
 	p_debug("unwind table of %s: %zu rows (%zu unsupported, %zu more with offsets a packed "
-		"row cannot hold)", f->path, t->n, t->st.unsupported, unfit);
+		"row cannot hold)", safe, t->n, t->st.unsupported, unfit);
 	cfitab__free(t);
 }
 

@@ -28,6 +28,10 @@
 
 /* One object file, by identity: where its rows are, how its file offsets
  * become its addresses. */
+struct uw_seg {
+	uint64_t off, vaddr, filesz;
+};
+
 struct uw_file {
 	uint32_t dev_major, dev_minor;
 	uint64_t inode;
@@ -43,7 +47,7 @@ struct uw_file {
 	uint32_t shard, first, count;	/* its rows: in unwind_rows[shard] */
 	uint32_t idx_first, nblocks, block0;	/* their index (struct unwind_map) */
 	uint64_t base;		/* the table's */
-	struct { uint64_t off, vaddr, filesz; } seg[MAX_SEGS];	/* executable PT_LOADs */
+	struct uw_seg seg[MAX_SEGS];	/* executable PT_LOADs */
 	int nseg;
 };
 
@@ -197,6 +201,23 @@ static int shard_for(struct unwinder *u, uint32_t n)
 		if (u->shards[i].cap - u->shards[i].used >= n)
 			return (int)i;
 	return new_shard(u, n);
+}
+
+/* Whether a mapping from file offset MAP_OFF maps segment G, and then the
+ * link-time address of the mapping's first byte into *VADDR. The kernel
+ * maps a segment from its offset rounded down to a page, so a mapping may
+ * begin up to a page before the segment's first byte: LLD places an
+ * executable segment at, say, offset 0x7a0 and address 0x17a0, mapped
+ * from offset 0 at base + 0x1000. Both ends come from the program header,
+ * never from the first segment's. */
+static int seg_vaddr_at(const struct uw_seg *g, uint64_t map_off, uint64_t *vaddr)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	if (map_off < (g->off & ~(page - 1)) || map_off >= g->off + (g->filesz ? g->filesz : 1))
+		return 0;
+	*vaddr = g->vaddr - g->off + map_off;	/* modulo 2^64: a first page below 0 wraps */
+	return 1;
 }
 
 /* The executable PT_LOAD segments of ELF into F. */
@@ -596,14 +617,8 @@ static int add_proc(struct unwinder *u, pid_t pid, bool keep)
 		}
 		if (!f || (!f->ok && !f->wait))
 			continue;
-		for (j = 0; j < f->nseg; j++) {
-			if (m->offset >= f->seg[j].off &&
-			    m->offset < f->seg[j].off + (f->seg[j].filesz ? f->seg[j].filesz : 1)) {
-				vaddr = f->seg[j].vaddr + (m->offset - f->seg[j].off);
-				found = 1;
-				break;
-			}
-		}
+		for (j = 0; j < f->nseg && !found; j++)
+			found = seg_vaddr_at(&f->seg[j], m->offset, &vaddr);
 		if (!found)
 			continue;
 		if (up.n == UNWIND_MAX_MAPS) {

@@ -36,7 +36,7 @@ PROFILE_PROTO ?= /usr/share/gocode/src/github.com/google/pprof/proto/profile.pro
 
 PKGS      := libbpf libdw libelf zlib libprotobuf-c babeltrace2 lttng-ust lttng-ctl capstone
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# liblttng-ctl, Capstone, libstdc++ and libbabeltrace2 are loaded when
+# liblttng-ctl, Capstone and libbabeltrace2 are loaded when
 # first needed (tools/lib/core/dynlib.h), not linked: ~12 ms of every
 # run's start-up
 PKG_LIBS  := $(shell pkg-config --libs libbpf libdw libelf zlib libprotobuf-c 2>/dev/null)
@@ -55,7 +55,8 @@ CFLAGS    += -MMD -MP -std=gnu11 $(WARN) $(WARN_CC) $(SANFLAGS) -fno-omit-frame-
              -DSIDESCOPE_VERSION='"$(VERSION)"' \
              -Itools/lib -Ibpf -I$(BUILD)/bpf -I$(BUILD)/gen $(PKG_CFLAGS)
 LDFLAGS   += $(SANFLAGS)
-LDLIBS    += $(PKG_LIBS) -lm
+# libiberty (the demangler: sym/demangle.c) exists as a static library only
+LDLIBS    += $(PKG_LIBS) -liberty -lm
 
 ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Ibpf -I$(BUILD)/bpf
@@ -245,6 +246,7 @@ fuzz:
 		mkdir -p build-fuzz/corpus/$$n; \
 		echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
 		build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			$$(test -f tests/fuzz/$$n.dict && echo -dict=tests/fuzz/$$n.dict) \
 			-artifact_prefix=build-fuzz/$$n- -print_final_stats=1 \
 			build-fuzz/corpus/$$n tests/fuzz/corpus/$$n 2>&1 | \
 			grep -E '^(stat::number_of_executed_units|==.*ERROR|SUMMARY)' || true; \

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sym/demangle.h"
 #include "sym/elfsym.h"
 #include "core/proc.h"
 #include "core/util.h"
@@ -83,7 +84,7 @@ static void test_self(void)
 static void test_cxx(void)
 {
 	const struct elf_sym_info *hits[8], *e;
-	/* not linked (sidescope loads it to demangle): mapped here to find it */
+	/* mapped here to find it: a stripped C++ library */
 	void *cxx = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
 	struct proc_maps *m = proc_maps__load(getpid());
 	struct elf_syms *s = NULL;
@@ -105,13 +106,13 @@ static void test_cxx(void)
 		goto out;
 	e = elfsym__lookup_addr(s, hits[0]->addr, NULL);
 	ok(e && strncmp(e->name, "_Z", 2) == 0, "lookup by address gives the raw mangled name");
-	d = e ? elfsym__demangle(e->name) : NULL;
+	d = e ? demangle__name(e->name) : NULL;
 	is_str(d, "std::exception::~exception()", "demangled");
 	free(d);
 	ok(elfsym__lookup_name(s, "std::exception::~exception()", hits, 8) >= 1,
 	   "full demangled name matches");
-	ok(elfsym__demangle("main") == NULL, "a C name is not demangled");
-	ok(elfsym__demangle("_Zgarbage!") == NULL, "a bad mangled name is not demangled");
+	ok(demangle__name("main") == NULL, "a C name is not demangled");
+	ok(demangle__name("_Zgarbage!") == NULL, "a bad mangled name is not demangled");
 out:
 	elfsym__free(s);
 	if (cxx)

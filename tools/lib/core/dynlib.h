@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Libraries loaded when a command first needs them, not at every start.
  * Linked, Capstone (uprobe's disassembler), liblttng-ctl (timeline
- * --lttng, with libxml2 and ICU behind it) and libstdc++ (the C++
- * demangler) cost every run of every command about 10 ms of CPU in the
- * dynamic loader, a quarter of a short CPU profile's.
+ * --lttng, with libxml2 and ICU behind it) and libbabeltrace2 cost every
+ * run of every command about 10 ms of CPU in the dynamic loader, a
+ * quarter of a short CPU profile's.
  *
  * A user declares the functions it calls, once, in the file that calls
  * them, and names each call through the table:

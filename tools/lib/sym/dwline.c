@@ -14,6 +14,7 @@
 
 #include "core/appfile.h"
 #include "sym/dwline.h"
+#include "sym/demangle.h"
 #include "sym/elfsym.h"
 #include "core/escape.h"
 #include "core/hash.h"
@@ -655,7 +656,7 @@ static const char *func_name(struct dwline *d, Dwarf_Die *die)
 	ln = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
 	if (!ln)
 		ln = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
-	if (ln && (dm = elfsym__demangle(ln))) {
+	if (ln && (dm = demangle__name(ln))) {
 		name = keep(d, dm);
 		free(dm);
 		return name;

@@ -18,15 +18,9 @@
 #include <unistd.h>
 
 #include "core/appfile.h"
-#include "core/dynlib.h"
+#include "sym/demangle.h"
 #include "sym/elfsym.h"
 #include "core/util.h"
-
-/* libstdc++'s demangler, the only C++ we use: loaded at the first C++
- * name (core/dynlib.h), not linked into every command */
-extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
-#define CXX_FUNCS(X) X(__cxa_demangle)
-DYNLIB_DEFINE(cxx, "libstdc++.so.6", CXX_FUNCS);
 
 struct seg {
 	uint64_t vaddr, filesz, offset;
@@ -56,8 +50,6 @@ struct sym_tmp {
 #define ELF_MAX_SECTIONS	65536
 #define ELF_SECTION_MAX		(512ull << 20)
 #define ELF_NAMES_MAX		(512ull << 20)
-/* longer names are not demangled (the demangler's cost grows with them) */
-#define DEMANGLE_MAX		4096
 
 /* The data of SCN if its header fits the file (FSIZE bytes) and the cap. */
 static Elf_Data *section_data(Elf_Scn *scn, const GElf_Shdr *sh, uint64_t fsize)
@@ -863,23 +855,6 @@ const struct elf_sym_info *elfsym__lookup_addr(const struct elf_syms *s, uint64_
 	return e;
 }
 
-char *elfsym__demangle(const char *name)
-{
-	int status = 0;
-	char *d;
-
-	if (strncmp(name, "_Z", 2) != 0 || strnlen(name, DEMANGLE_MAX + 1) > DEMANGLE_MAX)
-		return NULL;
-	if (dynlib__load(&cxx_lib, NULL))
-		return NULL;	/* no libstdc++: names as the file has them */
-	d = cxx.__cxa_demangle(name, NULL, NULL, &status);
-	if (status != 0) {
-		free(d);
-		return NULL;
-	}
-	return d;
-}
-
 /* "ns::f(int) const" -> length of "ns::f" (up to the parameter list). */
 static size_t without_params(const char *d)
 {
@@ -907,8 +882,8 @@ size_t elfsym__lookup_name(const struct elf_syms *s, const char *name,
 		const struct elf_sym_info *e = &s->syms[i];
 		bool match = strcmp(e->name, name) == 0;
 
-		if (!match && e->name[0] == '_' && e->name[1] == 'Z') {
-			char *d = elfsym__demangle(e->name);
+		if (!match && demangle__maybe(e->name)) {
+			char *d = demangle__name(e->name);
 
 			if (d)
 				match = strcmp(d, name) == 0 ||

@@ -90,8 +90,4 @@ const struct elf_sym_info *elfsym__lookup_addr(const struct elf_syms *s, uint64_
 size_t elfsym__lookup_name(const struct elf_syms *s, const char *name,
 			   const struct elf_sym_info **out, size_t max);
 
-/* Demangle a C++ (Itanium) name into a malloc'd string, or NULL if NAME is
- * not mangled. */
-char *elfsym__demangle(const char *name);
-
 #endif

@@ -16,6 +16,7 @@
 #include "core/escape.h"
 #include "sym/cficache.h"
 #include "sym/dwline.h"
+#include "sym/demangle.h"
 #include "sym/elfsym.h"
 #include "core/hash.h"
 #include "sym/kallsyms.h"
@@ -908,7 +909,7 @@ int symbolizer__user_at(struct symbolizer *sz, pid_t pid, uint64_t ip, unsigned 
 			const struct elf_sym_info *si = elfsym__lookup_addr(f->elf, vaddr, &delta);
 
 			if (si) {
-				char *dm = elfsym__demangle(si->name);
+				char *dm = demangle__name(si->name);
 
 				out->kind = FRAME_NATIVE;
 				err = set_name(sz, out, dm ? dm : si->name);

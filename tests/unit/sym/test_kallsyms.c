@@ -10,14 +10,38 @@
 #include "tap.h"
 #include "core/util.h"
 
+/* The kernel's permanent text, [_stext, _etext) in /proc/kallsyms: what
+ * any kernel names. Init text (freed after boot), the BPF JIT's and
+ * trampolines' pages are another kernel build's business: the running
+ * kernel rightly names nothing in freed init text. 0 when not found. */
+static int core_text(const char *buf, unsigned long long *lo, unsigned long long *hi)
+{
+	const char *p;
+	unsigned long long a;
+	char type, name[16];
+
+	*lo = *hi = 0;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (sscanf(p, "%llx %c %15s", &a, &type, name) != 3)
+			continue;
+		if (!strcmp(name, "_stext"))
+			*lo = a;
+		else if (!strcmp(name, "_etext"))
+			*hi = a;
+	}
+	return *lo && *hi > *lo ? 0 : -1;
+}
+
 /* The running kernel asked address by address (kallsyms__load(NULL): a BPF
  * program when this process may load one) against the file read whole, at
- * every 50th function: its start + 1, where no other symbol starts. */
+ * every 50th function of the kernel's permanent text: its start + 1, where
+ * no other symbol starts. */
 static void compare_live(const struct kallsyms *file)
 {
 	struct kallsyms *live = kallsyms__load(NULL);
 	char *buf = NULL, *line, *save = NULL;
 	unsigned long long addr, cand = 0, last = 0;
+	unsigned long long lo, hi;
 	char type, name[512], cand_name[512] = "";
 	size_t len = 0, asked = 0, bad = 0, i = 0;
 
@@ -26,6 +50,7 @@ static void compare_live(const struct kallsyms *file)
 		kallsyms__free(live);
 		return;
 	}
+	ok(core_text(buf, &lo, &hi) == 0, "_stext and _etext found in /proc/kallsyms");
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		bool mod = strchr(line, '[') != NULL;
 
@@ -45,7 +70,7 @@ static void compare_live(const struct kallsyms *file)
 			}
 		}
 		cand = 0;
-		if ((type == 't' || type == 'T') && !mod && addr > last) {
+		if ((type == 't' || type == 'T') && !mod && addr > last && addr >= lo && addr < hi) {
 			cand = addr;
 			snprintf(cand_name, sizeof(cand_name), "%s", name);
 		}

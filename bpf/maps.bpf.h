@@ -6,22 +6,53 @@
 
 #include <asm-generic/errno.h>
 
+#include "mapfail.h"
+
+/* Why an update of a hash map failed (enum map_fail) from its error: a
+ * full map, an element the kernel could not allocate, a bucket lock that
+ * was held, and anything else told apart, each with its own remedy. */
+static __always_inline __u32 map_fail_of(long err)
+{
+	if (err == -E2BIG)
+		return MAP_FAIL_FULL;
+	if (err == -ENOMEM)
+		return MAP_FAIL_NOMEM;
+	/* older kernels: -EBUSY when a program on this CPU holds the
+	 * bucket's lock; resilient locks (6.15): -EDEADLK, -ETIMEDOUT */
+	if (err == -EBUSY || err == -EDEADLK || err == -ETIMEDOUT)
+		return MAP_FAIL_BUSY;
+	return MAP_FAIL_OTHER;
+}
+
 /* The value at KEY, created from INIT (BPF_NOEXIST) when missing. Another
- * CPU creating it meanwhile is fine: its value is returned. NULL when the
- * map is full. */
-static __always_inline void *map_lookup_or_try_init(void *map, const void *key,
-						    const void *init)
+ * CPU creating it meanwhile is fine: its value is returned. NULL when it
+ * could not be created, with the error in *ERR. */
+static __always_inline void *map_lookup_or_try_init_err(void *map, const void *key,
+							const void *init, long *err)
 {
 	void *val;
-	long err;
 
+	*err = 0;
 	val = bpf_map_lookup_elem(map, key);
 	if (val)
 		return val;
-	err = bpf_map_update_elem(map, key, init, BPF_NOEXIST);
-	if (err && err != -EEXIST)
+	*err = bpf_map_update_elem(map, key, init, BPF_NOEXIST);
+	if (*err && *err != -EEXIST)
 		return 0;
-	return bpf_map_lookup_elem(map, key);
+	*err = 0;
+	val = bpf_map_lookup_elem(map, key);
+	if (!val)
+		*err = -ENOENT;	/* deleted meanwhile (a drain) */
+	return val;
+}
+
+/* The same, without the error. */
+static __always_inline void *map_lookup_or_try_init(void *map, const void *key,
+						    const void *init)
+{
+	long err;
+
+	return map_lookup_or_try_init_err(map, key, init, &err);
 }
 
 /* Add one to the __u64 at KEY of a per-CPU array (no other writer: no
@@ -43,30 +74,24 @@ static __always_inline void percpu_add(void *map, __u32 key, __u64 n)
 		*v += n;
 }
 
-/* Add one to the __u64 at KEY of a hash map shared by every CPU, creating
- * it at 1. Return 0, or -1 when the map is full. */
-static __always_inline int map_count(void *map, const void *key)
+/* Add N to the __u64 at KEY of a hash map shared by every CPU, creating
+ * it at N. Return 0, or the update's negative error (map_fail_of). */
+static __always_inline long map_add(void *map, const void *key, __u64 n)
 {
 	static const __u64 zero;
-	__u64 *v = map_lookup_or_try_init(map, key, &zero);
+	long err;
+	__u64 *v = map_lookup_or_try_init_err(map, key, &zero, &err);
 
 	if (!v)
-		return -1;
-	__sync_fetch_and_add(v, 1);
+		return err ? err : -ENOENT;
+	__sync_fetch_and_add(v, n);
 	return 0;
 }
 
-/* Add N to the __u64 at KEY of a hash map shared by every CPU, creating
- * it at N. Return 0, or -1 when the map is full. */
-static __always_inline int map_add(void *map, const void *key, __u64 n)
+/* Add one: map_add(MAP, KEY, 1). */
+static __always_inline long map_count(void *map, const void *key)
 {
-	static const __u64 zero;
-	__u64 *v = map_lookup_or_try_init(map, key, &zero);
-
-	if (!v)
-		return -1;
-	__sync_fetch_and_add(v, n);
-	return 0;
+	return map_add(map, key, 1);
 }
 
 /* floor(log2(V)), 0 for V = 0: the slot of a log2 histogram. */

@@ -127,7 +127,6 @@ static __always_inline __u64 store_stack(void *ctx, __u32 slot, __u64 flags, __u
 					 __u32 trunc_stat)
 {
 	struct profile_stack *s;
-	__u64 h;
 	long len;
 
 	s = bpf_map_lookup_elem(&scratch, &slot);
@@ -144,10 +143,7 @@ static __always_inline __u64 store_stack(void *ctx, __u32 slot, __u64 flags, __u
 		return 0;
 	if (len >= (long)sizeof(s->ips))
 		stat_inc(trunc_stat);	/* the stack may go deeper */
-	h = stack_put(&stacks, s, len / 8);
-	if (!h)
-		stat_inc(PSTAT_STACKS_FULL);
-	return h;
+	return stack_put(&stacks, s, len / 8, &stats);
 }
 
 #include "unwind.bpf.h"
@@ -238,6 +234,7 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	struct bpf_pidns_info ns = {};
 	struct profile_key key = {};
 	__u64 start;
+	long err;
 
 	if (match_current(&ns, &start))
 		return 0;
@@ -253,8 +250,9 @@ int do_sample(struct bpf_perf_event_data *ctx)
 					PSTAT_USTACK_TRUNC);
 	if (want_kernel)
 		key.kstack = take_stack(ctx, 1, 0, PSTAT_KSTACK_ERR, PSTAT_KSTACK_TRUNC);
-	if (map_add(active_counts(), &key, sample_weight))
-		stat_inc(PSTAT_COUNTS_FULL);
+	err = map_add(active_counts(), &key, sample_weight);
+	if (err)
+		stat_inc(PSTAT_COUNTS_LOST + map_fail_of(err));
 	return 0;
 }
 
@@ -360,6 +358,7 @@ static __always_inline void switch_in(struct task_struct *next)
 	struct profile_key key = {};
 	__u32 weight;
 	__u64 delta;
+	long err;
 
 	st = bpf_map_lookup_elem(&offstart, &tid);
 	if (!st)
@@ -387,8 +386,9 @@ static __always_inline void switch_in(struct task_struct *next)
 	if (delta < min_block_ns)
 		return;
 	percpu_add(&stats, PSTAT_OFF_COUNTED, weight);
-	if (map_add(active_counts(), &key, delta * weight))
-		stat_inc(PSTAT_COUNTS_FULL);
+	err = map_add(active_counts(), &key, delta * weight);
+	if (err)
+		stat_inc(PSTAT_COUNTS_LOST + map_fail_of(err));
 }
 
 /* The current task wakes P. When P is a target thread off the CPU, note

@@ -4,6 +4,8 @@
 #ifndef SIDESCOPE_PROFILE_H
 #define SIDESCOPE_PROFILE_H
 
+#include "mapfail.h"
+
 #define PROFILE_MAX_DEPTH 127
 #define PROFILE_COMM_LEN 16
 
@@ -38,9 +40,12 @@ enum profile_stat {
 	PSTAT_KSTACK_ERR,	/* bpf_get_stack(kernel) failed */
 	PSTAT_USTACK_TRUNC,	/* user stack deeper than PROFILE_MAX_DEPTH */
 	PSTAT_KSTACK_TRUNC,
-	PSTAT_STACKS_FULL,	/* stack store full: stack lost */
-	PSTAT_COUNTS_FULL,	/* count map full: sample lost */
-	PSTAT_SCRATCH_ERR,	/* scratch buffer missing (cannot happen) */
+	PSTAT_STACKS_LOST,	/* stack not stored: lost; MAP_FAIL_N counters,
+				 * one per cause (PSTAT_STACKS_LOST + cause) */
+	PSTAT_COUNTS_LOST = PSTAT_STACKS_LOST + MAP_FAIL_N,	/* sample not
+				 * counted, by cause likewise */
+	PSTAT_SCRATCH_ERR = PSTAT_COUNTS_LOST + MAP_FAIL_N,	/* scratch buffer
+				 * missing (cannot happen) */
 	PSTAT_PID_REUSED,	/* another process holding a target's PID */
 	PSTAT_NEW_LOST,		/* new-process report lost: ring buffer full */
 	PSTAT_OFF_COUNTED,	/* off-CPU periods counted (each noted one

@@ -3,7 +3,7 @@
  * stacks (profile.bpf.c, uprobe.bpf.c): a stack is kept once, in a hash
  * map keyed by a 64-bit hash of its addresses, and user space
  * (tools/lib/prof/capture.c) empties the map at every drain. Include after
- * vmlinux.h, bpf_helpers.h and profile.h. */
+ * vmlinux.h, bpf_helpers.h, maps.bpf.h and profile.h. */
 #ifndef SIDESCOPE_STACKSTORE_BPF_H
 #define SIDESCOPE_STACKSTORE_BPF_H
 
@@ -78,9 +78,11 @@ static __always_inline __u64 stack_hash(const struct profile_stack *s, int n)
 }
 
 /* Keep the stack S, whose hash is H (from stack_hash, or the same steps
- * taken while it was walked), in STORE: its key, or 0 when the store is
- * full. */
-static __always_inline __u64 stack_put_hashed(void *store, const struct profile_stack *s, __u64 h)
+ * taken while it was walked), in STORE: its key, or 0 when it could not
+ * be stored, counted in the per-CPU array STATS at PSTAT_STACKS_LOST plus
+ * the cause (maps.bpf.h: map_fail_of). */
+static __always_inline __u64 stack_put_hashed(void *store, const struct profile_stack *s, __u64 h,
+					      void *stats)
 {
 	long err;
 
@@ -89,16 +91,18 @@ static __always_inline __u64 stack_put_hashed(void *store, const struct profile_
 	if (bpf_map_lookup_elem(store, &h))
 		return h;
 	err = bpf_map_update_elem(store, &h, s, BPF_NOEXIST);
-	if (err && err != -EEXIST)
+	if (err && err != -EEXIST) {
+		percpu_inc(stats, PSTAT_STACKS_LOST + map_fail_of(err));
 		return 0;
+	}
 	return h;
 }
 
-/* Keep the stack S of N addresses in STORE: its key, or 0 when the store
- * is full. */
-static __always_inline __u64 stack_put(void *store, const struct profile_stack *s, int n)
+/* Keep the stack S of N addresses in STORE: stack_put_hashed. */
+static __always_inline __u64 stack_put(void *store, const struct profile_stack *s, int n,
+				       void *stats)
 {
-	return stack_put_hashed(store, s, stack_hash(s, n));
+	return stack_put_hashed(store, s, stack_hash(s, n), stats);
 }
 
 #endif

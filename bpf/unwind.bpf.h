@@ -441,7 +441,7 @@ __noinline int unwind_ask_maps(__u32 tgid, __u32 slot)
 /* Walk W from its registers into the store: the stack's hash, or 0. */
 static __always_inline __u64 unwind_walk_store(struct unwind_walk *w)
 {
-	__u64 h, unmapped = unwind_unmapped();
+	__u64 unmapped = unwind_unmapped();
 	struct profile_stack *s;
 	__u32 zero = 0;
 
@@ -467,10 +467,7 @@ static __always_inline __u64 unwind_walk_store(struct unwind_walk *w)
 	/* readers stop at the first 0, as after bpf_get_stack */
 	if (w->n < PROFILE_MAX_DEPTH)
 		s->ips[w->n] = 0;
-	h = stack_put_hashed(&stacks, s, w->hash);
-	if (!h)
-		stat_inc(PSTAT_STACKS_FULL);
-	return h;
+	return stack_put_hashed(&stacks, s, w->hash, &stats);
 }
 
 /* The user stack of the current task by its tables, into the store: its

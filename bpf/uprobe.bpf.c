@@ -500,7 +500,7 @@ static __always_inline void count_stack(struct pt_regs *ctx, const struct bpf_pi
 	struct profile_key key = {};
 	struct profile_stack *st;
 	__u32 zero = 0;
-	long len;
+	long len, err;
 
 	percpu_inc(&pstats, PSTAT_SAMPLES);
 	st = bpf_map_lookup_elem(&stack_scratch, &zero);
@@ -515,12 +515,11 @@ static __always_inline void count_stack(struct pt_regs *ctx, const struct bpf_pi
 	} else if (len > 0) {
 		if (len >= (long)sizeof(st->ips))
 			percpu_inc(&pstats, PSTAT_USTACK_TRUNC);
-		key.ustack = stack_put(&stacks, st, len / 8);
-		if (!key.ustack)
-			percpu_inc(&pstats, PSTAT_STACKS_FULL);
+		key.ustack = stack_put(&stacks, st, len / 8, &pstats);
 	}
-	if (map_count(active ? (void *)&counts1 : (void *)&counts0, &key))
-		percpu_inc(&pstats, PSTAT_COUNTS_FULL);
+	err = map_count(active ? (void *)&counts1 : (void *)&counts0, &key);
+	if (err)
+		percpu_inc(&pstats, PSTAT_COUNTS_LOST + map_fail_of(err));
 }
 
 static __always_inline int current_ns_ids(struct bpf_pidns_info *ns)

@@ -1206,8 +1206,8 @@ static void report_losses(const struct prof_meta *m)
 
 	add_count(lost, sizeof(lost), "user stack unreadable", m->lost_ustack);
 	add_count(lost, sizeof(lost), "kernel stack unreadable", m->lost_kstack);
-	add_count(lost, sizeof(lost), "stack store full", m->lost_stacks_full);
-	add_count(lost, sizeof(lost), "count map full", m->lost_counts_full);
+	prof__add_fails(lost, sizeof(lost), "stack store", m->lost_stacks);
+	prof__add_fails(lost, sizeof(lost), "count map", m->lost_counts);
 	add_count(lost, sizeof(lost), "missing from the store", m->missing_stacks);
 	add_count(lost, sizeof(lost), "off-CPU periods (too many threads off the CPU at once)",
 		  m->lost_off_full);
@@ -1313,9 +1313,7 @@ static void report_capture(struct profiler *pr)
 		p_info("%llu reports of processes sampled for the first time were lost (ring "
 		       "buffer full); their maps were read at the next drain",
 		       (unsigned long long)c->news_lost);
-	if (c->meta.lost_stacks_full + c->meta.lost_counts_full)
-		p_warn("the stack store or the count map was full: raise --max-stacks (now %llu)",
-		       (unsigned long long)pr->env.max_stacks);
+	capture__say_fail_hints(c, "--max-stacks", pr->env.max_stacks);
 	if (c->meta.lost_off_full)
 		p_warn("the off-CPU start map was full: raise --max-threads (now %llu)",
 		       (unsigned long long)pr->env.max_threads);

@@ -44,4 +44,23 @@ unlike "$line" " 0(,|;|$)|truncated" "no zero counts, nothing truncated"
 like "$(cat "$T/full.err")" "raise --max-stacks \\(now 64\\)" "the hint"
 kill "$vary"
 wait "$vary" 2>/dev/null
+
+# few distinct stacks, the store far larger: whatever the kernel refuses
+# (an element its allocator's per-CPU cache did not have at a first
+# sample, a bucket lock held), it is never called full nor answered with
+# --max-stacks
+"$SIDESCOPE_BUILD/workload" -r "$T/wl2.ready" >/dev/null &
+wl=$!
+on_exit "kill $wl"
+wait_for_file "$T/wl2.ready" 10
+said=""
+for i in 1 2 3 4; do
+	"$SIDESCOPE" profile -p "$wl" -F 999 -d 1 -o "$T/few$i.folded" 2>"$T/few$i.err" ||
+		said="$said capture $i failed;"
+	grep -E "store full|map full|raise --max-stacks" "$T/few$i.err" >/dev/null &&
+		said="$said$(cat "$T/few$i.err");"
+done
+is "$said" "" "a few stacks in a store of 8192: never 'full', never 'raise --max-stacks'"
+kill "$wl"
+wait "$wl" 2>/dev/null
 done_testing

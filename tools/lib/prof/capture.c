@@ -576,8 +576,11 @@ void capture__read_stats(struct capture *c)
 	c->meta.lost_kstack = sum[PSTAT_KSTACK_ERR];
 	c->meta.trunc_ustack = sum[PSTAT_USTACK_TRUNC];
 	c->meta.trunc_kstack = sum[PSTAT_KSTACK_TRUNC];
-	c->meta.lost_stacks_full = sum[PSTAT_STACKS_FULL];
-	c->meta.lost_counts_full = sum[PSTAT_COUNTS_FULL] + sum[PSTAT_SCRATCH_ERR];
+	for (i = 0; i < MAP_FAIL_N; i++) {
+		c->meta.lost_stacks[i] = sum[PSTAT_STACKS_LOST + i];
+		c->meta.lost_counts[i] = sum[PSTAT_COUNTS_LOST + i];
+	}
+	c->meta.lost_counts[MAP_FAIL_OTHER] += sum[PSTAT_SCRATCH_ERR];
 	c->meta.off_periods = sum[PSTAT_OFF_COUNTED];
 	c->meta.lost_off_full = sum[PSTAT_OFF_FULL];
 	c->meta.lost_wakers = sum[PSTAT_WAKER_FULL];
@@ -586,6 +589,18 @@ void capture__read_stats(struct capture *c)
 	c->meta.unwind_wait = sum[PSTAT_UNWIND_WAIT];
 	c->pid_reused = sum[PSTAT_PID_REUSED];
 	c->news_lost = sum[PSTAT_NEW_LOST];
+}
+
+void capture__say_fail_hints(const struct capture *c, const char *option, unsigned long long now)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAP_FAIL_N; i++) {
+		char hint[256];
+
+		if (c->meta.lost_stacks[i] + c->meta.lost_counts[i])
+			p_warn("%s", prof__fail_advice(i, option, now, hint, sizeof(hint)));
+	}
 }
 
 int capture__start(struct capture *c)

@@ -109,6 +109,10 @@ int capture__flush_offstart(struct capture *c, uint64_t now);
 /* Sum the per-CPU counters into c->meta (samples, stacks lost and
  * truncated), c->pid_reused and c->news_lost. */
 void capture__read_stats(struct capture *c);
+/* A warning for each cause of the stacks and samples the kernel could not
+ * keep (capture__read_stats), with what to do about it (prof__fail_advice:
+ * for a full map, raise OPTION, now NOW). */
+void capture__say_fail_hints(const struct capture *c, const char *option, unsigned long long now);
 
 /* Whether a -p/-n target still runs: some c->pids[i] names the process
  * that started at c->starts[i] (proc__alive). */

@@ -422,10 +422,11 @@ static int pp_comments(struct pprof *b)
 			 (unsigned long long)b->p->total, (unsigned long long)m->missed_switches,
 			 (unsigned long long)m->lost_off_full);
 	snprintf(b->cbuf[1], sizeof(b->cbuf[1]),
-		 "lost: user stack errors %llu, kernel stack errors %llu, stack store full %llu, count map full %llu, missing stacks %llu",
+		 "lost: user stack errors %llu, kernel stack errors %llu, missing stacks %llu",
 		 (unsigned long long)m->lost_ustack, (unsigned long long)m->lost_kstack,
-		 (unsigned long long)m->lost_stacks_full, (unsigned long long)m->lost_counts_full,
 		 (unsigned long long)m->missing_stacks);
+	prof__add_fails(b->cbuf[1], sizeof(b->cbuf[1]), "stack store", m->lost_stacks);
+	prof__add_fails(b->cbuf[1], sizeof(b->cbuf[1]), "count map", m->lost_counts);
 	snprintf(b->cbuf[2], sizeof(b->cbuf[2]), "truncated stacks: user %llu, kernel %llu",
 		 (unsigned long long)m->trunc_ustack, (unsigned long long)m->trunc_kstack);
 	snprintf(b->cbuf[3], sizeof(b->cbuf[3]), "perf map lines skipped: %llu",

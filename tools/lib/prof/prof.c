@@ -447,6 +447,60 @@ const char *prof__mode_name(enum prof_mode m)
 	       m == PROF_MODE_HITS ? "uprobe" : "CPU";
 }
 
+const char *prof__fail_name(unsigned int cause)
+{
+	static const char *const names[MAP_FAIL_N] = {
+		[MAP_FAIL_FULL] = "full",
+		[MAP_FAIL_NOMEM] = "out of kernel memory",
+		[MAP_FAIL_BUSY] = "busy",
+		[MAP_FAIL_OTHER] = "refused",
+	};
+
+	return cause < MAP_FAIL_N ? names[cause] : "refused";
+}
+
+const char *prof__fail_advice(unsigned int cause, const char *option, unsigned long long now,
+			      char *buf, size_t size)
+{
+	switch (cause) {
+	case MAP_FAIL_FULL:
+		snprintf(buf, size, "the stack store or the count map was full: raise %s (now %llu)",
+			 option, now);
+		break;
+	case MAP_FAIL_NOMEM:
+		/* maps filled as they go take each element from the BPF
+		 * memory allocator's per-CPU cache, refilled after the
+		 * interrupt; what it allocates is charged to our cgroup */
+		snprintf(buf, size, "the kernel had no element free for the stack store or the count "
+			 "map at that moment (a burst of new stacks emptied its per-CPU cache, or the "
+			 "container is near its memory limit): not a matter of %s", option);
+		break;
+	case MAP_FAIL_BUSY:
+		snprintf(buf, size, "the stack store or the count map was locked at that moment (by "
+			 "a program on the same CPU, or for long by another CPU): not a matter of %s",
+			 option);
+		break;
+	default:
+		snprintf(buf, size, "the kernel refused an element of the stack store or the count "
+			 "map for another reason");
+		break;
+	}
+	return buf;
+}
+
+void prof__add_fails(char *buf, size_t size, const char *what, const uint64_t *lost)
+{
+	unsigned int c;
+
+	for (c = 0; c < MAP_FAIL_N; c++) {
+		size_t len = strlen(buf);
+
+		if (lost[c])
+			snprintf(buf + len, size - len, "%s%s %s %llu", len ? ", " : "", what,
+				 prof__fail_name(c), (unsigned long long)lost[c]);
+	}
+}
+
 const char *prof__states_name(unsigned int states)
 {
 	switch (states & (PROF_STATE_RUNNABLE | PROF_STATE_SLEEP | PROF_STATE_DISK)) {

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "mapfail.h"
 #include "sym/frame.h"
 
 struct prof_frame {
@@ -88,8 +89,8 @@ struct prof_meta {
 	uint64_t lost_kstack;
 	uint64_t trunc_ustack;	/* deeper than the walk limit */
 	uint64_t trunc_kstack;
-	uint64_t lost_stacks_full;
-	uint64_t lost_counts_full;
+	uint64_t lost_stacks[MAP_FAIL_N];	/* stacks not stored, by cause */
+	uint64_t lost_counts[MAP_FAIL_N];	/* samples not counted, by cause */
 	uint64_t missing_stacks;	/* stack hash not found at drain */
 	uint64_t perfmap_bad_lines;
 };
@@ -150,6 +151,18 @@ uint64_t prof__shown(const struct prof *p, uint64_t count);
 const char *prof__mode_name(enum prof_mode m);
 /* The off-CPU states STATES counts, in words: "blocked (S, D)", ... */
 const char *prof__states_name(unsigned int states);
+
+/* Why a stack or a sample was lost in the kernel (enum map_fail), in
+ * words: "full", "out of kernel memory", "busy", "refused". */
+const char *prof__fail_name(unsigned int cause);
+/* One sentence on stacks or samples lost for CAUSE and what to do about
+ * it: for a full map, raise the option OPTION (e.g. "--max-stacks") from
+ * NOW. Into BUF (SIZE bytes); returns BUF. */
+const char *prof__fail_advice(unsigned int cause, const char *option, unsigned long long now,
+			      char *buf, size_t size);
+/* Append ", WHAT CAUSE N" (no comma first in an empty BUF) to BUF for each
+ * cause counted in LOST (MAP_FAIL_N counts). */
+void prof__add_fails(char *buf, size_t size, const char *what, const uint64_t *lost);
 
 /* The folded-stack suffix of a kind: "_[k]", "_[j]", "_[r]" or "". */
 const char *frame_kind_suffix(enum frame_kind k);

@@ -348,7 +348,7 @@ static int open_stacks(struct session *s)
 		.active = &k->bss->active,
 	};
 
-	s->stk = upstacks__new(&m, s->o.pid, s->target_start, s->o.pe);
+	s->stk = upstacks__new(&m, s->o.pid, s->target_start, s->o.pe, s->o.max_stacks);
 	if (!s->stk) {
 		p_err("out of memory");
 		return -ENOMEM;

@@ -261,15 +261,17 @@ struct upstacks {
 	struct capture c;
 	pid_t pid;
 	uint64_t start;
+	unsigned long long max_stacks;	/* the maps' size, for the hint */
 };
 
 struct upstacks *upstacks__new(const struct capture_maps *m, pid_t pid, uint64_t start,
-			       const struct pe_resolver *pe)
+			       const struct pe_resolver *pe, unsigned long long max_stacks)
 {
 	struct upstacks *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return NULL;
+	u->max_stacks = max_stacks;
 	u->pid = pid;
 	u->start = start;
 	u->c.maps = *m;
@@ -299,13 +301,13 @@ int upstacks__drain(struct upstacks *u)
 	return capture__drain(&u->c);
 }
 
-/* "N what" appended to BUF (", " between). */
+/* "what N" appended to BUF (", " between), as prof__add_fails does. */
 static void add_loss(char *buf, size_t size, const char *what, uint64_t n)
 {
 	size_t l = strlen(buf);
 
 	if (n && l < size)
-		snprintf(buf + l, size - l, "%s%llu %s", l ? ", " : "", (unsigned long long)n, what);
+		snprintf(buf + l, size - l, "%s%s %llu", l ? ", " : "", what, (unsigned long long)n);
 }
 
 struct prof *upstacks__finish(struct upstacks *u, uint64_t start_ns, uint64_t duration_ns)
@@ -328,11 +330,12 @@ struct prof *upstacks__finish(struct upstacks *u, uint64_t start_ns, uint64_t du
 	c->meta.duration_ns = duration_ns;
 	prof__set_meta(c->prof, &c->meta);
 	add_loss(lost, sizeof(lost), "unreadable", c->meta.lost_ustack);
-	add_loss(lost, sizeof(lost), "stack store full", c->meta.lost_stacks_full);
-	add_loss(lost, sizeof(lost), "count map full", c->meta.lost_counts_full);
+	prof__add_fails(lost, sizeof(lost), "stack store", c->meta.lost_stacks);
+	prof__add_fails(lost, sizeof(lost), "count map", c->meta.lost_counts);
 	add_loss(lost, sizeof(lost), "missing from the store", c->meta.missing_stacks);
 	if (lost[0])
 		p_warn("hit stacks lost: %s", lost);
+	capture__say_fail_hints(c, "--max-stacks", u->max_stacks);
 	if (c->meta.trunc_ustack)
 		p_info("%llu hit stacks truncated at %d frames",
 		       (unsigned long long)c->meta.trunc_ustack, PROFILE_MAX_DEPTH);

@@ -42,11 +42,12 @@ int upagg__report_by(int fd, int ifd, struct probe_spec *const *specs, int nspec
 
 /* --stacks: a capture over the maps M (news -1) into a new profile of
  * probe hits, PID (0: any) watched from now on; PE images named through
- * PE (may be NULL; must outlive U). */
+ * PE (may be NULL; must outlive U); MAX_STACKS the maps' size, for the
+ * hint when they fill. */
 struct pe_resolver;
 struct upstacks;
 struct upstacks *upstacks__new(const struct capture_maps *m, pid_t pid, uint64_t start,
-			       const struct pe_resolver *pe);
+			       const struct pe_resolver *pe, unsigned long long max_stacks);
 /* Move the counts so far into the profile (called about once a second, so
  * that the maps stay small). 0 or a negative errno. */
 int upstacks__drain(struct upstacks *u);

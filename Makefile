@@ -180,6 +180,24 @@ $(R2R_SAMPLE): $(wildcard $(R2R_SAMPLE_DIR)/*.cs $(R2R_SAMPLE_DIR)/*.csproj)
 	cp $(BUILD)/r2r/bin/Release/net10.0/linux-x64/R2RSample.dll $(BUILD)/r2r/R2RSample.il.dll
 	touch $@
 
+# A plain .NET console program for the profiler's tests (tests/progs/
+# HotApp): built like the ReadyToRun fixture, when the SDK is installed.
+HOTAPP_DIR := tests/progs/HotApp
+HOTAPP := $(BUILD)/hotapp/HotApp.dll
+ifneq ($(DOTNET),)
+ifneq ($(FUZZ),1)
+all: $(HOTAPP)
+endif
+endif
+
+$(HOTAPP): $(wildcard $(HOTAPP_DIR)/*.cs $(HOTAPP_DIR)/*.csproj)
+	DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1 \
+		$(DOTNET) build $(HOTAPP_DIR)/HotApp.csproj -c Release --nologo -v q \
+		-o $(abspath $(BUILD))/hotapp \
+		-p:BaseIntermediateOutputPath=$(abspath $(BUILD))/hotapp-obj/ \
+		-p:BaseOutputPath=$(abspath $(BUILD))/hotapp-bin/
+	touch $@
+
 $(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/driver.c $(LIBSS) | $(BUILD)/tests/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/driver.c $(LIBSS) $(LDLIBS)
 

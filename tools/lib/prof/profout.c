@@ -117,8 +117,14 @@ static void json_meta(FILE *f, const struct prof_meta *m, uint64_t total)
 	json__obj(&j);
 	json_u64(&j, "user_stack_errors", m->lost_ustack);
 	json_u64(&j, "kernel_stack_errors", m->lost_kstack);
-	json_u64(&j, "stack_store_full", m->lost_stacks_full);
-	json_u64(&j, "count_map_full", m->lost_counts_full);
+	json_u64(&j, "stack_store_full", m->lost_stacks[MAP_FAIL_FULL]);
+	json_u64(&j, "stack_store_no_memory", m->lost_stacks[MAP_FAIL_NOMEM]);
+	json_u64(&j, "stack_store_busy", m->lost_stacks[MAP_FAIL_BUSY]);
+	json_u64(&j, "stack_store_refused", m->lost_stacks[MAP_FAIL_OTHER]);
+	json_u64(&j, "count_map_full", m->lost_counts[MAP_FAIL_FULL]);
+	json_u64(&j, "count_map_no_memory", m->lost_counts[MAP_FAIL_NOMEM]);
+	json_u64(&j, "count_map_busy", m->lost_counts[MAP_FAIL_BUSY]);
+	json_u64(&j, "count_map_refused", m->lost_counts[MAP_FAIL_OTHER]);
 	json_u64(&j, "missing_stacks", m->missing_stacks);
 	if ((m->mode == PROF_MODE_OFFCPU || m->mode == PROF_MODE_WALL)) {
 		json_u64(&j, "off_cpu_start_map_full", m->lost_off_full);
@@ -131,6 +137,16 @@ static void json_meta(FILE *f, const struct prof_meta *m, uint64_t total)
 	json_u64(&j, "user", m->trunc_ustack);
 	json_u64(&j, "kernel", m->trunc_kstack);
 	json__end(&j);
+	if (m->unwind_tables) {
+		/* the walks by unwind tables: the same counts as the summary
+		 * line, so that a reader of either sees the same truth */
+		json__key(&j, "unwind");
+		json__obj(&j);
+		json_u64(&j, "user_stacks_walked", m->unwind_tables);
+		json_u64(&j, "cut_short", m->unwind_cut);
+		json_u64(&j, "cut_at_an_object_loading", m->unwind_wait);
+		json__end(&j);
+	}
 	json_u64(&j, "perfmap_bad_lines", m->perfmap_bad_lines);
 	json__end(&j);
 }

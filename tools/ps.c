@@ -54,7 +54,7 @@ static const struct cli cli = {
 "Shows every process of this PID namespace (with shareProcessNamespace, the\n"
 "whole pod): its PID here, its PID in its own namespace (NSPID, the number in\n"
 "its perf map's file name), its container (from the cgroup path), its\n"
-"runtime (dotnet, node, jvm, go, python or native), whether a perf map exists\n"
+"runtime (dotnet, node, jvm, go, python, ruby, php, perl, beam or native), whether a perf map exists\n"
 "for it and whether it has lttng-ust loaded (UST).\n"
 "\n",
 	.opts = opts,

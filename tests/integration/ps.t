@@ -4,7 +4,7 @@
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/pod.sh"
 require_root
-require_cmd unshare nsenter jq
+require_cmd unshare nsenter jq ruby php perl erl
 
 pod_start || skip_all "cannot create PID and mount namespaces"
 ready="$TMPDIR_TEST/app.ready"
@@ -63,5 +63,26 @@ is "$?" 2 "unknown command exits 2"
 "$SIDESCOPE" ps --help | grep -q '^EXAMPLES:'
 ok $? "ps --help has examples"
 like "$("$SIDESCOPE" --version)" '^sidescope [0-9]+\.[0-9]+\.[0-9]+$' "--version"
+
+# the interpreters users run in pods, as their distributions install them:
+# each one's runtime named (Ruby 3.1 read "native" before)
+for rt in ruby php perl beam; do
+	rm -f "$TMPDIR_TEST/$rt.ready"
+	case $rt in
+	# each writes its ready file, then sleeps until killed
+	ruby) ruby -e 'File.write(ARGV[0], "1"); sleep' "$TMPDIR_TEST/$rt.ready" & ;;
+	# shellcheck disable=SC2016 # PHP's own variable
+	php) php -r 'file_put_contents($argv[1], "1"); sleep(600);' "$TMPDIR_TEST/$rt.ready" & ;;
+	perl) perl -e 'open(my $f, ">", $ARGV[0]) or die; print $f "1"; close($f); sleep' "$TMPDIR_TEST/$rt.ready" & ;;
+	beam) erl -noshell -eval "file:write_file(\"$TMPDIR_TEST/$rt.ready\", <<\"1\">>), timer:sleep(600000)." & ;;
+	esac
+	job=$!
+	wait_for_file "$TMPDIR_TEST/$rt.ready" 20
+	# erl is a script that execs the VM, beam.smp: the same PID
+	is "$("$SIDESCOPE" ps -p "$job" --json | jq -r '.[0].runtime')" "$rt" \
+		"$rt: $(readlink "/proc/$job/exe") is named $rt"
+	kill "$job" 2>/dev/null
+	wait "$job" 2>/dev/null
+done
 
 done_testing

@@ -124,6 +124,38 @@ static void test_maps(void)
 	} else {
 		ok(0, "maps line parses");
 	}
+	{
+		static const struct {
+			const char *exe, *want;
+		} named[] = {
+			{ "/usr/bin/ruby3.1", "ruby" },
+			{ "/usr/local/bin/ruby", "ruby" },
+			{ "/usr/bin/php8.2", "php" },
+			{ "/usr/sbin/php-fpm8.2", "php" },
+			{ "/usr/bin/php-cgi", "php" },
+			{ "/usr/bin/perl", "perl" },
+			{ "/usr/bin/perl5.36.0", "perl" },
+			{ "/usr/lib/erlang/erts-13.1.5/bin/beam.smp", "beam" },
+			{ "/usr/bin/rubocop", "native" },
+			{ "/usr/bin/perldoc", "native" },
+			{ "/usr/bin/phpize", "native" },
+			{ "/usr/bin/beamer", "native" },
+		};
+		static const char rbmaps[] = "7f0000000000-7f0000001000 r-xp 00000000 08:01 12 "
+					     "/usr/lib/x86_64-linux-gnu/libruby-3.1.so.3.1.2\n";
+		size_t i;
+
+		for (i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+			is_str(proc__runtime_name(proc__detect_runtime(NULL, named[i].exe)),
+			       named[i].want, "%s is %s", named[i].exe, named[i].want);
+		if (proc_maps__parse(rbmaps, strlen(rbmaps), &m) == 0) {
+			is_str(proc__runtime_name(proc__detect_runtime(m, "/usr/bin/app")), "ruby",
+			       "an embedded interpreter (libruby) is ruby");
+			proc_maps__free(m);
+		} else {
+			ok(0, "maps line parses");
+		}
+	}
 	is_str(proc__runtime_name(RUNTIME_GO), "go", "go's name");
 	is_str(proc__runtime_name(RUNTIME_PYTHON), "python", "python's name");
 

@@ -739,9 +739,36 @@ void proc_maps__free(struct proc_maps *m)
 	free(m);
 }
 
+/* Whether base name B is NAME, bare or with the version distributions
+ * append ("ruby3.1", "php-fpm8.2", "perl5.36.0"): digits and dots. */
+static bool named_versioned(const char *b, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(b, name, n) != 0)
+		return false;
+	for (b += n; *b; b++)
+		if (!isdigit((unsigned char)*b) && *b != '.')
+			return false;
+	return true;
+}
+
 enum proc_runtime proc__detect_runtime(const struct proc_maps *m, const char *exe)
 {
+	static const struct {
+		enum proc_runtime rt;
+		const char *names[3];	/* executables, named_versioned */
+		const char *prefix;	/* or an executable's name starts so */
+		const char *lib;	/* what an embedding program maps */
+	} interp[] = {
+		{ RUNTIME_RUBY, { "ruby" }, NULL, "libruby" },
+		{ RUNTIME_PHP, { "php", "php-fpm", "php-cgi" }, NULL, "libphp" },
+		{ RUNTIME_PERL, { "perl" }, NULL, "libperl" },
+		/* beam.smp, beam.debug.smp...: statically linked */
+		{ RUNTIME_BEAM, { "beam" }, "beam.", NULL },
+	};
 	const char *b = exe ? base_name(exe) : "";
+	size_t i, k;
 
 	if (m && proc_maps__has_lib(m, "libcoreclr.so"))
 		return RUNTIME_DOTNET;
@@ -756,6 +783,15 @@ enum proc_runtime proc__detect_runtime(const struct proc_maps *m, const char *ex
 	     (b[6] == '\0' || isdigit((unsigned char)b[6]))) ||
 	    (m && proc_maps__has_lib(m, "libpython")))
 		return RUNTIME_PYTHON;
+	for (i = 0; i < sizeof(interp) / sizeof(interp[0]); i++) {
+		for (k = 0; k < 3 && interp[i].names[k]; k++)
+			if (named_versioned(b, interp[i].names[k]))
+				return interp[i].rt;
+		if (interp[i].prefix && str_has_prefix(b, interp[i].prefix))
+			return interp[i].rt;
+		if (m && interp[i].lib && proc_maps__has_lib(m, interp[i].lib))
+			return interp[i].rt;
+	}
 	return RUNTIME_NATIVE;
 }
 
@@ -772,6 +808,14 @@ const char *proc__runtime_name(enum proc_runtime rt)
 		return "go";
 	case RUNTIME_PYTHON:
 		return "python";
+	case RUNTIME_RUBY:
+		return "ruby";
+	case RUNTIME_PHP:
+		return "php";
+	case RUNTIME_PERL:
+		return "perl";
+	case RUNTIME_BEAM:
+		return "beam";
 	default:
 		return "native";
 	}

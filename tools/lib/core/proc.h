@@ -116,6 +116,10 @@ enum proc_runtime {
 	RUNTIME_JVM,
 	RUNTIME_GO,		/* never from proc__detect_runtime: ps reads the ELF file */
 	RUNTIME_PYTHON,
+	RUNTIME_RUBY,
+	RUNTIME_PHP,
+	RUNTIME_PERL,
+	RUNTIME_BEAM,		/* the Erlang VM: Erlang, Elixir, Gleam */
 };
 
 /* The runtime of a process from its mappings M (may be NULL) and its

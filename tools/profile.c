@@ -1174,6 +1174,9 @@ static int stop_capture(struct profiler *pr, uint64_t t0)
 	pr->exec_link = NULL;
 	pr->c.meta.duration_ns = now_ns() - t0;
 	missed_switches(pr);
+	/* the processes first sampled at the end watched (a poll's time at
+	 * most: what still waits after it goes unnamed) */
+	capture__poll(&pr->c, 0);
 	err = capture__drain(&pr->c);
 	if (!err)
 		err = capture__drain(&pr->c);

@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/proc.h"
 #include "core/run.h"
+#include "core/util.h"
 #include "prof/capture.h"
 #include "prof/keymemo.h"
 #include "sym/stackcache.h"
@@ -227,23 +228,73 @@ static void watch_pid(struct capture *c, pid_t pid)
 		symbolizer__watch(c->sz, pid);
 }
 
-/* Ring buffer callback: a process was sampled for the first time, or a
- * walk asks for a table. */
+/* One report handled: a process sampled for the first time, or a walk
+ * asking for a table. */
+static void handle_news(struct capture *c, const struct capture_news *ev)
+{
+	if (ev->want) {
+		if (c->on_want)
+			c->on_want(c->on_new_arg, ev->pid, ev->want - 1);
+	} else {
+		watch_pid(c, ev->pid);
+		if (c->on_new)
+			c->on_new(c->on_new_arg, ev->pid);
+	}
+}
+
+/* Ring buffer callback: the report queued, to be handled within the
+ * poll's time (a report's handling reads the app's files: its time is the
+ * app's to choose). The same report queued twice is handled once; past
+ * CAPTURE_NEWS_MAX waiting, counted as lost. */
 static int on_new_process(void *ctx, void *data, size_t size)
 {
 	const struct profile_new *ev = data;
-
 	struct capture *c = ctx;
+	size_t i;
 
-	if (size >= sizeof(*ev) && ev->pid && ev->want) {
-		if (c->on_want)
-			c->on_want(c->on_new_arg, (pid_t)ev->pid, ev->want - 1);
-	} else if (size >= sizeof(*ev) && ev->pid) {
-		watch_pid(c, (pid_t)ev->pid);
-		if (c->on_new)
-			c->on_new(c->on_new_arg, (pid_t)ev->pid);
+	if (size < sizeof(*ev) || !ev->pid)
+		return 0;
+	for (i = c->news_head; i < c->news_n; i++)
+		if (c->pending[i].pid == (pid_t)ev->pid && c->pending[i].want == ev->want)
+			return 0;
+	if (c->news_n == c->news_cap && c->news_head) {
+		/* handled ones out of the way */
+		memmove(c->pending, c->pending + c->news_head,
+			(c->news_n - c->news_head) * sizeof(*c->pending));
+		c->news_n -= c->news_head;
+		c->news_head = 0;
 	}
+	if (c->news_n == c->news_cap) {
+		size_t cap = c->news_cap ? c->news_cap * 2 : 64;
+		struct capture_news *n;
+
+		if (cap > CAPTURE_NEWS_MAX ||
+		    !(n = realloc(c->pending, cap * sizeof(*n)))) {
+			c->news_dropped++;
+			return 0;
+		}
+		c->pending = n;
+		c->news_cap = cap;
+	}
+	c->pending[c->news_n++] = (struct capture_news){ (pid_t)ev->pid, ev->want };
 	return 0;
+}
+
+/* The queued reports handled until now_ns() reaches UNTIL or a stop
+ * signal comes (at least one when any waits): how many. */
+static int handle_pending(struct capture *c, uint64_t until)
+{
+	int n = 0;
+
+	while (c->news_head < c->news_n) {
+		handle_news(c, &c->pending[c->news_head++]);
+		n++;
+		if (run__stop || now_ns() >= until)
+			break;
+	}
+	if (c->news_head == c->news_n)
+		c->news_head = c->news_n = 0;
+	return n;
 }
 
 /* Before symbolizing K: PID watched, its maps holding the user stack. */
@@ -588,7 +639,7 @@ void capture__read_stats(struct capture *c)
 	c->meta.unwind_cut = sum[PSTAT_UNWIND_CUT];
 	c->meta.unwind_wait = sum[PSTAT_UNWIND_WAIT];
 	c->pid_reused = sum[PSTAT_PID_REUSED];
-	c->news_lost = sum[PSTAT_NEW_LOST];
+	c->news_lost = sum[PSTAT_NEW_LOST] + c->news_dropped;
 }
 
 void capture__say_fail_hints(const struct capture *c, const char *option, unsigned long long now)
@@ -613,11 +664,19 @@ int capture__start(struct capture *c)
 
 int capture__poll(struct capture *c, int ms)
 {
+	uint64_t until = now_ns() + (uint64_t)(ms > CAPTURE_POLL_MIN_MS ? ms : CAPTURE_POLL_MIN_MS) *
+				    1000000ull;
+	int n;
+
 	if (!c->news) {
 		sleep_ns((uint64_t)ms * 1000000ull);
 		return 0;
 	}
-	return ring_buffer__poll(c->news, ms);
+	/* reports left from the last poll: no wait for new ones */
+	n = ring_buffer__poll(c->news, c->news_head < c->news_n ? 0 : ms);
+	if (n < 0)
+		return n;
+	return handle_pending(c, until);
 }
 
 bool capture__any_alive(const struct capture *c)
@@ -634,6 +693,9 @@ void capture__free(struct capture *c)
 {
 	ring_buffer__free(c->news);
 	c->news = NULL;
+	free(c->pending);
+	c->pending = NULL;
+	c->news_head = c->news_n = c->news_cap = 0;
 	keymemo__free(c->memo);
 	c->memo = NULL;
 	free(c->keys);

@@ -46,6 +46,12 @@ struct capture_maps {
 	volatile __u32 *active;	/* the global the programs read (mmap'd) */
 };
 
+/* A report of the "news" ring buffer, waiting to be handled */
+struct capture_news {
+	pid_t pid;
+	uint32_t want;		/* struct profile_new's */
+};
+
 struct capture {
 	/* set by the caller before capture__start */
 	const pid_t *pids;	/* -p/-n targets and their start times */
@@ -71,6 +77,9 @@ struct capture {
 	uint64_t off_pending;	/* threads still off the CPU at the end */
 	/* the capture's own */
 	struct ring_buffer *news;	/* processes sampled for the first time */
+	struct capture_news *pending;	/* its reports still to handle */
+	size_t news_head, news_n, news_cap;
+	uint64_t news_dropped;		/* reports not queued: too many waiting */
 	struct keymemo *memo;		/* the stack each key went to */
 	size_t nkeys_last;		/* keys of the last drain */
 	uint64_t memo_hits;		/* of those, added by c->memo */
@@ -91,8 +100,13 @@ struct capture {
 int capture__start(struct capture *c);
 
 /* Wait up to MS milliseconds for reports of new processes and handle
- * them (without a ring buffer: sleep MS). Return what ring_buffer__poll returns (a negative errno, -EINTR
- * when a signal came). */
+ * them (without a ring buffer: sleep MS). Handling one is the app's to
+ * slow down (a read of its maps takes a second when it has 60,000): the
+ * reports still waiting when MS (at least CAPTURE_POLL_MIN_MS) have
+ * passed, or a stop signal came, are handled by the next poll. Return the
+ * number handled or a negative errno (-EINTR when a signal came). */
+#define CAPTURE_POLL_MIN_MS 100
+#define CAPTURE_NEWS_MAX 65536	/* reports waiting at most */
 int capture__poll(struct capture *c, int ms);
 
 /* Flip the active count map and move the other one's counts into the

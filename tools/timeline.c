@@ -459,6 +459,7 @@ static int start_lttng(struct run *r)
 		.pid = r->env.pid, .vpid = r->st.nstgid ? r->st.nstgid : r->env.pid,
 		.events = r->env.events, .nevents = r->env.nevents,
 		.register_ms = (unsigned int)r->env.register_ms,
+		.read_ms = TL_LTTNG_READ_MS,
 	};
 
 	if (!r->env.lttng)
@@ -636,6 +637,43 @@ static void map_threads(struct run *r, pid_t **vt, pid_t **t, int *n)
 	closedir(dir);
 }
 
+/* What the reader's budgets (timeline/tlread.h) left out, said. */
+static void lttng_budgets(const struct run *r)
+{
+	const struct tl_lttng_stats *st = &r->lst;
+	double at = st->last_ns > r->origin ? (double)(st->last_ns - r->origin) / 1e9 : 0;
+
+	if (st->begins_dropped)
+		p_warn("%llu LTTng begin events dropped, oldest first: more than %u open on one "
+		       "thread with one name, or %u in all (their ends are instants)",
+		       (unsigned long long)st->begins_dropped, TL_READ_MAX_DEPTH, TL_READ_MAX_OPEN);
+	if (st->args_dropped)
+		p_warn("%llu LTTng begin events' arguments left out: longer than %u bytes",
+		       (unsigned long long)st->args_dropped, TL_READ_MAX_ARGS);
+	if (st->other_threads)
+		p_warn("%llu LTTng events left out: their threads came after the first %u",
+		       (unsigned long long)st->other_threads, TL_READ_MAX_THREADS);
+	if (st->unwritten)
+		p_warn("%llu LTTng begin events still open at the end left out: the %zu MiB of "
+		       "events were written", (unsigned long long)st->unwritten, TL_READ_MAX_BYTES >> 20);
+	switch (st->cut) {
+	case TL_CUT_SIGNAL:
+		p_warn("the LTTng trace was read in part: a signal came; its events after %.3f s "
+		       "are left out", at);
+		break;
+	case TL_CUT_TIME:
+		p_warn("the LTTng trace was read in part: its reading took its budget of %u ms "
+		       "(%s); its events after %.3f s are left out",
+		       run__stop ? TL_LTTNG_READ_STOPPED_MS : TL_LTTNG_READ_MS,
+		       run__stop ? "after a signal" : "after the duration", at);
+		break;
+	case TL_CUT_OUTPUT:
+		p_warn("the LTTng trace was read in part: %zu MiB of events were written; its "
+		       "events after %.3f s are left out", TL_READ_MAX_BYTES >> 20, at);
+		break;
+	}
+}
+
 static int read_lttng(struct run *r)
 {
 	pid_t *vt, *t;
@@ -660,6 +698,7 @@ static int read_lttng(struct run *r)
 	if (r->lst.discarded_events)
 		p_warn("%llu LTTng events discarded: the buffers were full",
 		       (unsigned long long)r->lst.discarded_events);
+	lttng_budgets(r);
 	return 0;
 }
 
@@ -683,6 +722,11 @@ static void other_data(void *arg, struct json *j)
 	if (r->lttng_read) {
 		json__key(j, "lttng_discarded_events"); json__u64(j, r->lst.discarded_events);
 		json__key(j, "lttng_discarded_packets"); json__u64(j, r->lst.discarded_packets);
+		/* the reader's budgets (timeline/tlread.h) */
+		json__key(j, "lttng_begins_dropped"); json__u64(j, r->lst.begins_dropped);
+		json__key(j, "lttng_begin_args_dropped"); json__u64(j, r->lst.args_dropped);
+		json__key(j, "lttng_events_other_threads"); json__u64(j, r->lst.other_threads);
+		json__key(j, "lttng_open_begins_unwritten"); json__u64(j, r->lst.unwritten);
 	}
 	json__end(j);
 	json__key(j, "probes");
@@ -701,6 +745,9 @@ static void other_data(void *arg, struct json *j)
 		json__key(j, "clock_offset_ns"); json__i64(j, r->lst.clock_offset_ns);
 		json__key(j, "our_offset_ns"); json__i64(j, r->rt_off);
 		json__key(j, "started_daemon"); json__bool(j, r->lst.started_daemon);
+		/* what ended the read before the trace's end: "none", "signal",
+		 * "time", "output", "killed", "failed" */
+		json__key(j, "read_cut"); json__str(j, tl_read__cut_name(r->lst.cut));
 		json__end(j);
 	}
 }
@@ -735,9 +782,13 @@ static void report(struct run *r)
 	       (unsigned long long)c.threads, (unsigned long long)c.instants,
 	       r->lttng_read ? ", LTTng events below" : "", r->env.output);
 	if (r->lttng_read)
-		p_info("%llu LTTng events (%llu instants, %llu slices)",
+		p_info("%llu LTTng events (%llu instants, %llu slices)%s%s%s",
 		       (unsigned long long)r->lst.events, (unsigned long long)r->lst.instants,
-		       (unsigned long long)r->lst.slices);
+		       (unsigned long long)r->lst.slices,
+		       r->lst.begins_dropped || r->lst.args_dropped || r->lst.other_threads ||
+				       r->lst.unwritten ? ", some left out (see above)" : "",
+		       r->lst.cut ? ", read cut short: " : "",
+		       r->lst.cut ? tl_read__cut_name(r->lst.cut) : "");
 	if (r->stats[TLSTAT_RB_FULL])
 		p_warn("%llu samples lost: the ring buffer was full (raise --buffer-kb)",
 		       (unsigned long long)r->stats[TLSTAT_RB_FULL]);
@@ -794,8 +845,13 @@ int cmd_timeline(int argc, char **argv)
 	run__libbpf_quiet_unless_verbose();
 	/* LTTng first: the app's registration may take a moment, which is
 	 * not part of the capture */
-	if (start_lttng(&r))
-		goto out;
+	if (start_lttng(&r)) {
+		if (!run__stop)
+			goto out;
+		/* stopped before the app registered: the file, without LTTng */
+		p_warn("stopped before PID %d registered with lttng-sessiond: no LTTng events",
+		       (int)r.env.pid);
+	}
 	r.sz = symbolizer__new();
 	r.origin = proc__bpf_clock_ns();
 	r.rt_off = upfmt__realtime_offset();

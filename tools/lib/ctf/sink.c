@@ -283,7 +283,8 @@ static int run(struct graph *g, const struct ctf_read *r, struct sink *s)
 		if (st == BT_GRAPH_RUN_STATUS_AGAIN)
 			continue;
 		if (s->err) {
-			p_err("reading trace '%s' failed: %s", r->shown, strerror(-s->err));
+			if (s->err != -ECANCELED)
+				p_err("reading trace '%s' failed: %s", r->shown, strerror(-s->err));
 			bt_current_thread_clear_error();
 			return s->err;
 		}

@@ -16,7 +16,8 @@
 #include <stddef.h>
 
 /* Called for every message, which is borrowed for the call. Return 0, or a
- * negative errno to stop the graph: ctf_sink__read returns it. */
+ * negative errno to stop the graph: ctf_sink__read returns it (said, but
+ * for -ECANCELED: a reader that chose to stop early). */
 typedef int (*ctf_sink_fn)(void *data, const bt_message *msg);
 
 struct ctf_read {

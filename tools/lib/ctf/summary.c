@@ -118,12 +118,13 @@ found:
 	return s->last_ev;
 }
 
-static size_t th_hash(int64_t vpid, int64_t vtid)
+static size_t th_hash(const struct ctf_summary *s, int64_t vpid, int64_t vtid)
 {
-	return (size_t)hash__pair((uint64_t)vpid, (uint64_t)vtid);
+	return (size_t)hash__pair((uint64_t)vpid ^ s->seed, (uint64_t)vtid);
 }
 
-/* The thread VPID/VTID (*created if this made it); NULL: no memory. */
+/* The thread VPID/VTID (*created if this made it), or 'other' once there
+ * are max_threads; NULL: no memory. */
 static struct ctf_thread *th_lookup(struct ctf_summary *s, int64_t vpid, int64_t vtid,
 				    bool *created)
 {
@@ -139,7 +140,7 @@ static struct ctf_thread *th_lookup(struct ctf_summary *s, int64_t vpid, int64_t
 		for (i = 0; i < s->th_cap; i++) {
 			if (!s->th[i].used)
 				continue;
-			for (j = th_hash(s->th[i].vpid, s->th[i].vtid) & (cap - 1); n[j].used;
+			for (j = th_hash(s, s->th[i].vpid, s->th[i].vtid) & (cap - 1); n[j].used;
 			     j = (j + 1) & (cap - 1))
 				;
 			n[j] = s->th[i];
@@ -148,9 +149,14 @@ static struct ctf_thread *th_lookup(struct ctf_summary *s, int64_t vpid, int64_t
 		s->th = n;
 		s->th_cap = cap;
 	}
-	for (i = th_hash(vpid, vtid) & (s->th_cap - 1); s->th[i].used; i = (i + 1) & (s->th_cap - 1))
+	for (i = th_hash(s, vpid, vtid) & (s->th_cap - 1); s->th[i].used; i = (i + 1) & (s->th_cap - 1))
 		if (s->th[i].vpid == vpid && s->th[i].vtid == vtid)
 			return &s->th[i];
+	if (s->max_threads && s->th_n >= s->max_threads) {
+		s->other.used = true;
+		s->other.vpid = s->other.vtid = -1;
+		return &s->other;
+	}
 	s->th[i].used = true;
 	s->th[i].vpid = vpid;
 	s->th[i].vtid = vtid;

@@ -55,6 +55,11 @@ struct ctf_summary {
 	bool all_threads;	/* every event has a thread: one 0/0 when it has
 				 * no vpid/vtid context (else only events with
 				 * a vtid context have one, -1 for a missing vpid) */
+	size_t max_threads;	/* threads told apart; 0: no limit. Past it, the
+				 * events of a new thread are counted on 'other' */
+	uint64_t seed;		/* mixed into the thread table's hash: a secret
+				 * one keeps the vpid and vtid a trace chose from
+				 * piling up in one run of slots */
 	/* ---- */
 	struct ctf_class *ev;	/* open addressing on the class pointer */
 	size_t ev_cap, ev_n;
@@ -62,6 +67,7 @@ struct ctf_summary {
 	struct ctf_class *last_ev;
 	struct ctf_thread *th;	/* open addressing on (vpid, vtid) */
 	size_t th_cap, th_n;
+	struct ctf_thread other;	/* past max_threads: vpid and vtid -1 */
 	struct ctf_value *val;	/* the --by values */
 	size_t val_cap, val_n;
 	uint64_t by_missing;

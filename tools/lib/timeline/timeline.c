@@ -266,6 +266,21 @@ int timeline__raw_events(struct timeline *tl, const char *text, size_t len)
 	return 0;
 }
 
+int timeline__raw_take(struct timeline *tl, char *text, size_t len)
+{
+	int err;
+
+	if (tl->raw_len || !len) {
+		err = timeline__raw_events(tl, text, len);
+		free(text);
+		return err;
+	}
+	free(tl->raw);
+	tl->raw = text;
+	tl->raw_len = len;
+	return 0;
+}
+
 void timeline__counts(const struct timeline *tl, struct timeline_counts *c)
 {
 	c->samples = tl->n_samples;

@@ -62,6 +62,8 @@ bool timeline__has_thread(const struct timeline *tl, pid_t tid);
 /* Events already formatted as trace event objects, one or more separated
  * by ",\n" (copied), written after the others. Return 0 or -ENOMEM. */
 int timeline__raw_events(struct timeline *tl, const char *text, size_t len);
+/* The same, TEXT (malloc'd) taken: the timeline frees it, on failure too. */
+int timeline__raw_take(struct timeline *tl, char *text, size_t len);
 
 /* Counts for the summary. */
 struct timeline_counts {

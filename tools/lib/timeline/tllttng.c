@@ -1,44 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* LTTng for sidescope timeline (tllttng.h).
- *
- * One clock. The BPF side stamps with bpf_ktime_get_ns, CLOCK_MONOTONIC.
- * lttng-ust's default clock is CLOCK_MONOTONIC too (read in the app), and
- * the trace's clock class says so: named "monotonic", frequency 1 GHz, an
- * offset that is CLOCK_REALTIME - CLOCK_MONOTONIC as the session daemon
- * measured it when it wrote the metadata. So an event's cycles, turned
- * into ns at the class's frequency, are on our clock, and babeltrace2's
- * "ns from origin" (cycles + offset) is not. We check the agreement: the
- * class's offset against ours, measured when the capture started (they
- * differ by the realtime clock's adjustments since, microseconds), and
- * the events' times against the capture's span. A clock that is not
- * monotonic (an lttng-ust clock plugin) is converted from its origin
- * (the Unix epoch) with our realtime offset instead, and said.
- * A target in a time namespace of its own has another CLOCK_MONOTONIC:
- * not corrected (Kubernetes does not make them). */
-#include "ctf/bt2.h"
+/* LTTng for sidescope timeline (tllttng.h): the session through
+ * liblttng-ctl, and the reading of its trace in a child process (tlread.c
+ * is the reader, and says how its times become ours) that the capture's
+ * end, a signal and a deadline all bound. */
 #include <errno.h>
 #include <ftw.h>
 #include <grp.h>
-#include <inttypes.h>
 #include <lttng/lttng.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/dynlib.h"
-#include "core/json.h"
 #include "core/log.h"
 #include "core/run.h"
 #include "core/util.h"
-#include "ctf/chrome.h"
-#include "ctf/ctfpair.h"
-#include "ctf/sink.h"
-#include "ctf/summary.h"
-#include "ctf/trace.h"
 #include "timeline/tllttng.h"
 
 /* liblttng-ctl, loaded by tl_lttng__start (core/dynlib.h): linked, it
@@ -51,7 +30,7 @@
 	X(lttng_process_attr_virtual_process_id_tracker_handle_add_pid)		\
 	X(lttng_process_attr_tracker_handle_destroy) X(lttng_create_session)		\
 	X(lttng_create_handle) X(lttng_destroy_handle) X(lttng_start_tracing)		\
-	X(lttng_stop_tracing) X(lttng_destroy_session)
+	X(lttng_stop_tracing_no_wait) X(lttng_data_pending) X(lttng_destroy_session_no_wait)
 DYNLIB_DEFINE(lttngctl, "liblttng-ctl.so.0", LTTNG_FUNCS);
 #define lttng_session_daemon_alive (lttngctl.lttng_session_daemon_alive)
 #define lttng_strerror (lttngctl.lttng_strerror)
@@ -71,8 +50,9 @@ DYNLIB_DEFINE(lttngctl, "liblttng-ctl.so.0", LTTNG_FUNCS);
 #define lttng_create_handle (lttngctl.lttng_create_handle)
 #define lttng_destroy_handle (lttngctl.lttng_destroy_handle)
 #define lttng_start_tracing (lttngctl.lttng_start_tracing)
-#define lttng_stop_tracing (lttngctl.lttng_stop_tracing)
-#define lttng_destroy_session (lttngctl.lttng_destroy_session)
+#define lttng_stop_tracing_no_wait (lttngctl.lttng_stop_tracing_no_wait)
+#define lttng_data_pending (lttngctl.lttng_data_pending)
+#define lttng_destroy_session_no_wait (lttngctl.lttng_destroy_session_no_wait)
 
 struct tl_lttng {
 	struct tl_lttng_opts o;
@@ -130,7 +110,7 @@ static int start_daemon(const struct tl_lttng_opts *o)
 		p_err("lttng-sessiond not found (install lttng-tools)");
 		return -1;
 	}
-	for (i = 0; i < 50 && lttng_session_daemon_alive() != 1; i++)
+	for (i = 0; i < 50 && !run__stop && lttng_session_daemon_alive() != 1; i++)
 		usleep(100000);
 	if (lttng_session_daemon_alive() != 1) {
 		p_err("lttng-sessiond failed to start (run 'doctor lttng'; 'lttng-sessiond "
@@ -167,6 +147,7 @@ static int wait_registered(struct tl_lttng *l)
 {
 	uint64_t until = now_ns() + (uint64_t)l->o.register_ms * 1000000ull;
 
+	p_debug("waiting for PID %d to register with lttng-sessiond", (int)l->o.pid);
 	while (!registered(l)) {
 		if (run__stop)
 			return -1;
@@ -324,19 +305,57 @@ fail:
 	return NULL;
 }
 
+/* How long the consumer may take to write the buffers out once tracing
+ * stopped; after a signal, less. An app that keeps it busy past that costs
+ * the last packets (the reader keeps what it can read). */
+#define FLUSH_MS 2000
+#define FLUSH_STOPPED_MS 500
+
+/* Wait until the consumer has written the session's buffers, within
+ * FLUSH_MS (FLUSH_STOPPED_MS from a signal). 0, or -1 (said). */
+static int wait_flushed(struct tl_lttng *l)
+{
+	uint64_t t0 = now_ns(), until = t0 + FLUSH_MS * 1000000ull, now;
+	int r;
+
+	for (;;) {
+		r = lttng_data_pending(l->name);
+		if (r <= 0)
+			break;
+		now = now_ns();
+		if (run__stop && until > now + FLUSH_STOPPED_MS * 1000000ull)
+			until = now + FLUSH_STOPPED_MS * 1000000ull;
+		if (now >= until) {
+			p_warn("lttng: the consumer daemon did not write the trace out within %llu ms: "
+			       "its last packets may be missing",
+			       (unsigned long long)((now - t0) / 1000000));
+			return 0;
+		}
+		usleep(20000);
+	}
+	if (r < 0)
+		return lerr("wait for the trace to be written", r);
+	p_debug("lttng: the trace was written out in %llu ms",
+		(unsigned long long)((now_ns() - t0) / 1000000));
+	return 0;
+}
+
 int tl_lttng__stop(struct tl_lttng *l)
 {
 	int r, ret = 0;
 
 	if (l->started) {
-		/* waits until the consumer has written every buffer */
-		r = lttng_stop_tracing(l->name);
+		/* lttng_stop_tracing would wait for the consumer as long as it
+		 * takes, deaf to signals */
+		r = lttng_stop_tracing_no_wait(l->name);
 		if (r < 0)
 			ret = lerr("stop tracing", r);
+		else
+			ret = wait_flushed(l);
 		l->started = false;
 	}
 	if (l->created) {
-		r = lttng_destroy_session(l->name);
+		r = lttng_destroy_session_no_wait(l->name);
 		if (r < 0 && !ret)
 			ret = lerr("destroy the session", r);
 		l->created = false;
@@ -366,364 +385,15 @@ void tl_lttng__free(struct tl_lttng *l)
 
 /* ---- reading the trace back ----------------------------------------------- */
 
-/* A begin event waiting for its end. */
-struct open_slice {
-	pid_t tid;
-	const char *base;	/* the class's, lives with the summary */
-	uint64_t ts;
-	char *args;		/* its payload as JSON text */
-};
-
-struct reader {
-	struct tl_lttng *l;
-	const pid_t *vtids, *tids;
-	int ntids;
-	const struct timeline *tl;
-	uint64_t origin;
-	FILE *out;		/* the events, ",\n" between them */
-	bool first;
-	struct ctf_summary sum;
-	struct tl_lttng_stats *st;
-	bool clock_seen;
-	pid_t *named;		/* threads named here */
-	size_t n_named, cap_named;
-	struct open_slice *open;
-	size_t n_open, cap_open;
-};
-
-static pid_t tid_of(const struct reader *r, int64_t vtid)
-{
-	int i;
-
-	for (i = 0; i < r->ntids; i++)
-		if (r->vtids[i] == (pid_t)vtid)
-			return r->tids[i];
-	return (pid_t)vtid;
-}
-
-static void event_start(struct reader *r, struct json *j)
-{
-	timeline__event_start(r->out, &r->first, j);
-}
-
-/* The event's time on our clock, from its clock snapshot; the class's
- * description noted on the first event. */
-static uint64_t event_time(struct reader *r, const bt_message *msg)
-{
-	const bt_clock_class *cc = bt_message_event_borrow_stream_class_default_clock_class_const(msg);
-	const bt_clock_snapshot *cs;
-	uint64_t cycles, freq, ns;
-	int64_t sec, from_origin;
-	uint64_t ocyc;
-
-	if (!cc)
-		return 0;
-	cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
-	cycles = bt_clock_snapshot_get_value(cs);
-	freq = bt_clock_class_get_frequency(cc);
-	if (!r->clock_seen) {
-		const char *name = bt_clock_class_get_name(cc);
-
-		r->clock_seen = true;
-		bt_clock_class_get_offset(cc, &sec, &ocyc);
-		r->st->clock_offset_ns = sec * 1000000000ll +
-					 (int64_t)(freq ? (unsigned __int128)ocyc * 1000000000u / freq : 0);
-		snprintf(r->st->clock, sizeof(r->st->clock), "%s", name ? name : "");
-		r->st->monotonic = name && !strcmp(name, "monotonic");
-	}
-	if (r->st->monotonic && freq)
-		return (uint64_t)((unsigned __int128)cycles * 1000000000u / freq);
-	/* another clock: from its origin, through our realtime offset */
-	if (bt_clock_snapshot_get_ns_from_origin(cs, &from_origin) !=
-	    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
-		return 0;
-	ns = (uint64_t)(from_origin - r->st->our_offset_ns);
-	return ns;
-}
-
-/* A thread_name for TID on its first event unless the timeline has it. */
-static int name_thread(struct reader *r, pid_t tid, const char *procname)
-{
-	struct json j;
-	size_t i;
-
-	if (timeline__has_thread(r->tl, tid))
-		return 0;
-	for (i = 0; i < r->n_named; i++)
-		if (r->named[i] == tid)
-			return 0;
-	if (r->n_named == r->cap_named) {
-		size_t cap = r->cap_named ? r->cap_named * 2 : 16;
-		pid_t *n = realloc(r->named, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		r->named = n;
-		r->cap_named = cap;
-	}
-	r->named[r->n_named++] = tid;
-	event_start(r, &j);
-	json__key(&j, "ph"); json__str(&j, "M");
-	json__key(&j, "name"); json__str(&j, "thread_name");
-	json__key(&j, "pid"); json__i64(&j, r->l->o.pid);
-	json__key(&j, "tid"); json__i64(&j, tid);
-	json__key(&j, "args");
-	json__obj(&j);
-	json__key(&j, "name"); json__str(&j, procname && *procname ? procname : "?");
-	json__end(&j);
-	json__end(&j);
-	return 0;
-}
-
-static char *payload_text(const bt_field *payload)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	struct json j;
-	FILE *m = open_memstream(&buf, &len);
-
-	if (!m)
-		return NULL;
-	json__init(&j, m);
-	if (payload)
-		chrome__field_json(&j, payload);
-	else
-		json__null(&j);
-	if (fclose(m)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-static void put_slice(struct reader *r, const struct open_slice *s, uint64_t end,
-		      const bt_field *eargs, bool unfinished)
-{
-	struct json j;
-
-	event_start(r, &j);
-	json__key(&j, "ph"); json__str(&j, "X");
-	json__key(&j, "cat"); json__str(&j, "lttng");
-	json__key(&j, "name"); json__str(&j, s->base);
-	timeline__put_time(&j, "ts", s->ts, r->origin);
-	timeline__put_time(&j, "dur", end > s->ts ? end : s->ts, s->ts);
-	json__key(&j, "pid"); json__i64(&j, r->l->o.pid);
-	json__key(&j, "tid"); json__i64(&j, s->tid);
-	json__key(&j, "args");
-	json__obj(&j);
-	json__key(&j, "begin"); json__num(&j, "%s", s->args ? s->args : "null");
-	if (eargs) {
-		json__key(&j, "end");
-		chrome__field_json(&j, eargs);
-	}
-	if (unfinished) {
-		json__key(&j, "unfinished");
-		json__bool(&j, true);
-	}
-	json__end(&j);
-	json__end(&j);
-	r->st->slices++;
-}
-
-static int on_event(struct reader *r, const struct ctf_event *e, uint64_t ts)
-{
-	const bt_field *payload = bt_event_borrow_payload_field_const(e->ev);
-	pid_t tid = tid_of(r, e->thread ? e->thread->vtid : 0);
-	struct json j;
-	size_t i;
-
-	if (name_thread(r, tid, e->thread ? e->thread->procname : NULL))
-		return -ENOMEM;
-	if (!r->st->first_ns || ts < r->st->first_ns)
-		r->st->first_ns = ts;
-	if (ts > r->st->last_ns)
-		r->st->last_ns = ts;
-	if (e->cls->kind == CTFPAIR_BEGIN) {
-		if (r->n_open == r->cap_open) {
-			size_t cap = r->cap_open ? r->cap_open * 2 : 16;
-			struct open_slice *n = realloc(r->open, cap * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			r->open = n;
-			r->cap_open = cap;
-		}
-		r->open[r->n_open] = (struct open_slice){ tid, e->cls->base, ts,
-							  payload_text(payload) };
-		r->n_open++;
-		return 0;
-	}
-	if (e->cls->kind == CTFPAIR_END) {
-		/* the innermost open begin of the same base on this thread */
-		for (i = r->n_open; i-- > 0;) {
-			struct open_slice s = r->open[i];
-
-			if (s.tid != tid || strcmp(s.base, e->cls->base))
-				continue;
-			put_slice(r, &s, ts, payload, false);
-			free(s.args);
-			memmove(&r->open[i], &r->open[i + 1], (r->n_open - i - 1) * sizeof(*r->open));
-			r->n_open--;
-			return 0;
-		}
-		/* an end without its begin: an instant */
-	}
-	event_start(r, &j);
-	json__key(&j, "ph"); json__str(&j, "i");
-	json__key(&j, "s"); json__str(&j, "t");
-	json__key(&j, "cat"); json__str(&j, "lttng");
-	json__key(&j, "name"); json__str(&j, e->cls->name);
-	timeline__put_time(&j, "ts", ts, r->origin);
-	json__key(&j, "pid"); json__i64(&j, r->l->o.pid);
-	json__key(&j, "tid"); json__i64(&j, tid);
-	json__key(&j, "args");
-	if (payload) {
-		chrome__field_json(&j, payload);
-	} else {
-		json__obj(&j);
-		json__end(&j);
-	}
-	json__end(&j);
-	r->st->instants++;
-	return 0;
-}
-
-static int on_message(void *data, const bt_message *msg)
-{
-	struct reader *r = data;
-	struct ctf_event e;
-	int n = ctf_summary__message(&r->sum, msg, &e);
-
-	if (n <= 0)
-		return n;
-	return on_event(r, &e, event_time(r, msg));
-}
-
-/* In the child: read every trace under the session's directory onto OUT. */
-static int read_child(struct reader *r)
-{
-	struct ctf_traces t = { 0 };
-	struct err e = { 0 };
-	size_t i;
-	int n, err = 0;
-
-	n = ctf_traces__find(&t, r->l->dir);
-	if (n < 0) {
-		p_err("cannot read the LTTng trace in %s: %s", r->l->dir, strerror(-n));
-		return n;
-	}
-	for (i = 0; i < t.n && !err; i++) {
-		err = ctf_traces__check_metadata(t.dirs[i], &e);
-		if (err)
-			p_err("LTTng trace %s: %s", t.dirs[i], e.msg[0] ? e.msg : strerror(-err));
-	}
-	if (!err && t.n) {
-		struct ctf_read rd = { .dirs = t.dirs, .n_dirs = t.n, .shown = "the LTTng trace",
-				       .ordered = true, .fn = on_message, .data = r };
-
-		err = ctf_sink__read(&rd);
-		if (!err)
-			ctf_summary__finish(&r->sum);
-	}
-	/* begins still open at the end: until the last event, unfinished */
-	for (i = 0; !err && i < r->n_open; i++)
-		put_slice(r, &r->open[i], r->st->last_ns, NULL, true);
-	r->st->events = r->sum.events;
-	r->st->discarded_events = r->sum.discarded_events;
-	r->st->discarded_packets = r->sum.discarded_packets;
-	ctf_traces__free(&t);
-	if (fflush(r->out) || ferror(r->out))
-		err = -EIO;
-	return err;
-}
-
-/* Read all of FD into *BUF (*LEN). 0 or -ENOMEM. */
-static int slurp(int fd, char **buf, size_t *len)
-{
-	size_t cap = 0;
-	ssize_t n;
-
-	*buf = NULL;
-	*len = 0;
-	for (;;) {
-		if (*len + 4096 > cap) {
-			size_t ncap = cap ? cap * 2 : 65536;
-			char *nb = realloc(*buf, ncap);
-
-			if (!nb)
-				return -ENOMEM;
-			*buf = nb;
-			cap = ncap;
-		}
-		n = read(fd, *buf + *len, cap - *len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return 0;
-		*len += (size_t)n;
-	}
-}
-
 int tl_lttng__read(struct tl_lttng *l, struct timeline *tl, uint64_t origin,
 		   const pid_t *vtids, const pid_t *tids, int ntids, struct tl_lttng_stats *st)
 {
-	int data[2], cnt[2], status = 0, err;
-	char *buf = NULL;
-	size_t len = 0;
-	pid_t pid;
+	struct tl_read rd = { .dir = l->dir, .pid = l->o.pid, .tl = tl, .origin = origin,
+			      .vtids = vtids, .tids = tids, .ntids = ntids };
+	uint64_t budget = run__stop ? TL_LTTNG_READ_STOPPED_MS : l->o.read_ms;
 
 	st->started_daemon = l->daemon_started;
-	fflush(stdout);
-	fflush(stderr);
-	if (pipe(data)) {
-		p_err("cannot create a pipe: %s", strerror(errno));
-		return -errno;
-	}
-	if (pipe(cnt)) {
-		p_err("cannot create a pipe: %s", strerror(errno));
-		close(data[0]);
-		close(data[1]);
-		return -EIO;
-	}
-	pid = fork();
-	if (pid < 0) {
-		p_err("cannot fork: %s", strerror(errno));
-		return -EIO;
-	}
-	if (pid == 0) {
-		struct reader r = { .l = l, .vtids = vtids, .tids = tids, .ntids = ntids, .tl = tl,
-				    .origin = origin, .first = true, .st = st };
-
-		close(data[0]);
-		close(cnt[0]);
-		r.sum.all_threads = true;
-		r.out = fdopen(data[1], "w");
-		err = r.out ? read_child(&r) : -ENOMEM;
-		if (r.out && fclose(r.out))
-			err = -EIO;
-		if (write(cnt[1], st, sizeof(*st)) != (ssize_t)sizeof(*st))
-			err = -EIO;
-		_exit(err ? 1 : 0);
-	}
-	close(data[1]);
-	close(cnt[1]);
-	err = slurp(data[0], &buf, &len);
-	close(data[0]);
-	if (read(cnt[0], st, sizeof(*st)) != (ssize_t)sizeof(*st))
-		status = -1;
-	close(cnt[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!err && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-		if (WIFSIGNALED(status))
-			p_err("reading the LTTng trace failed: the reader died of signal %d "
-			      "(a damaged trace?)", WTERMSIG(status));
-		else
-			p_err("reading the LTTng trace failed");
-		err = -EIO;
-	}
-	if (!err)
-		err = timeline__raw_events(tl, buf ? buf : "", len);
-	free(buf);
-	return err;
+	tl_read__default_limits(&rd.lim);
+	rd.lim.deadline_ns = now_ns() + budget * 1000000ull;
+	return tl_read__forked(&rd, tl, st);
 }

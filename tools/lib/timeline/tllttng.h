@@ -22,6 +22,15 @@
 #include <sys/types.h>
 
 #include "timeline/timeline.h"
+#include "timeline/tlread.h"
+
+/* How long a trace may take to read after the capture's duration (600,000
+ * events, 37 MB of them written, took about a second here; tlread.h allows
+ * 64 MiB). */
+#define TL_LTTNG_READ_MS 2000
+/* The same when a signal ended the capture: with the flush's half second
+ * and the reader's grace, the command ends within two seconds of it. */
+#define TL_LTTNG_READ_STOPPED_MS 800
 
 struct tl_lttng_opts {
 	pid_t pid;		/* the target, as this PID namespace numbers it */
@@ -32,17 +41,7 @@ struct tl_lttng_opts {
 				 * socket (the app's /var/run/lttng shared here);
 				 * NULL: lttng-sessiond's default */
 	unsigned int register_ms;	/* how long to wait for the app to register */
-};
-
-struct tl_lttng_stats {
-	uint64_t events, discarded_events, discarded_packets;
-	uint64_t slices, instants;
-	char clock[32];		/* the trace's clock class name */
-	int64_t clock_offset_ns;	/* its offset: CLOCK_REALTIME - its clock */
-	int64_t our_offset_ns;	/* ours: CLOCK_REALTIME - CLOCK_MONOTONIC */
-	bool monotonic;		/* its cycles are CLOCK_MONOTONIC ns */
-	uint64_t first_ns, last_ns;	/* on the timeline's clock */
-	bool started_daemon;
+	unsigned int read_ms;	/* how long the trace may take to read */
 };
 
 struct tl_lttng;
@@ -50,17 +49,20 @@ struct tl_lttng;
 /* Start tracing the target's user-space events. NULL on failure (said). */
 struct tl_lttng *tl_lttng__start(const struct tl_lttng_opts *o);
 
-/* Stop the session (its buffers flushed to the trace) and destroy it.
- * Return 0 or -EIO (said). */
+/* Stop the session (its buffers flushed to the trace, for two seconds at
+ * most, half a second once a signal came) and destroy it. Return 0 or -EIO
+ * (said). */
 int tl_lttng__stop(struct tl_lttng *l);
 
 /* Read the trace onto TL: LTTng events as instants, begin/end pairs
  * (ctfpair) as slices, their times converted to CLOCK_MONOTONIC (see
- * tllttng.c) and shown from ORIGIN; their threads renamed from VTIDS[i]
+ * tlread.c) and shown from ORIGIN; their threads renamed from VTIDS[i]
  * to TIDS[i] (N of them: a target in a PID namespace below ours). ST's
- * our_offset_ns is the caller's. The reading runs in a child process
- * (babeltrace2 aborts on some damaged packets); nothing is added unless it
- * ends well. Return 0, or a negative errno (said). */
+ * our_offset_ns is the caller's. tl_read__forked reads, within tlread.h's
+ * budgets, until opts' read_ms from now (TL_LTTNG_READ_STOPPED_MS when a
+ * signal, run__stop, ended the capture); the whole events read are added
+ * however the read ended, and ST->cut says what ended it early. Return 0,
+ * or a negative errno (said) when nothing could be read. */
 int tl_lttng__read(struct tl_lttng *l, struct timeline *tl, uint64_t origin,
 		   const pid_t *vtids, const pid_t *tids, int n, struct tl_lttng_stats *st);
 

@@ -353,9 +353,9 @@ static void left_out(struct unwinder *u, struct uw_file *f, const struct uw_proc
 			(unsigned long long)(p ? p->build_ns / 1000000 : 0), UNWIND_BUILD_MS);
 		break;
 	default:
-		f->why = "the capture ended while it was built";
+		f->why = "the capture ended before its table was built";
 		u->st.files_cut++;
-		p_debug("unwind table of %s left out: the capture ended while it was built", safe);
+		p_debug("unwind table of %s left out: the capture ended before it was built", safe);
 		break;
 	}
 }
@@ -488,7 +488,7 @@ static struct uw_file *new_file(struct unwinder *u, const char *path)
  * the same as in every process of its ABI and length (a target's vDSO of
  * another length is left to frame pointers). Built once; NULL when there
  * is none. */
-static struct uw_file *vdso_of(struct unwinder *u, const struct proc_map *m, struct uw_proc *p)
+static struct uw_file *vdso_of(struct unwinder *u, const struct proc_map *m)
 {
 	uintptr_t base;
 	size_t len;
@@ -526,7 +526,7 @@ static struct uw_file *vdso_of(struct unwinder *u, const struct proc_map *m, str
 		f->why = "no usable unwind table";
 		return NULL;
 	}
-	load_rows(u, f, &t, p, true);
+	load_rows(u, f, &t, NULL, true);	/* the kernel's: no process's share */
 	return f->ok && m->end - m->start == u->vdso_len ? f : NULL;
 }
 
@@ -816,7 +816,7 @@ static int add_proc(struct unwinder *u, pid_t pid, bool keep)
 		if (m->perms[2] != 'x')
 			continue;
 		if (!m->inode && !strcmp(m->path, "[vdso]")) {
-			f = vdso_of(u, m, p);
+			f = vdso_of(u, m);
 		} else if (m->path[0] == '/' && m->inode) {
 			core = proc__core_object(m->path, exe_of(pid, &exe));
 			f = known_file(u, m);
@@ -972,7 +972,9 @@ void unwinder__foreach_missing(const struct unwinder *u,
 {
 	size_t i;
 
+	/* nor those the capture ended before (said with -v as they come) */
 	for (i = 0; i < u->nfiles; i++)
-		if (!u->files[i].ok && !u->files[i].pe && !u->files[i].wait)
+		if (!u->files[i].ok && !u->files[i].pe && !u->files[i].wait &&
+		    u->files[i].over != OVER_END)
 			fn(u->files[i].path, u->files[i].why, arg);
 }

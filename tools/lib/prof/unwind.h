@@ -124,8 +124,9 @@ size_t unwinder__sweep(struct unwinder *u);
 
 void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st);
 /* Call FN for each object without a usable table (its path, and why),
- * but PE images: .NET's, whose code keeps frame pointers (files_pe), and
- * objects no walk reached (whose tables were never wanted). */
+ * but PE images: .NET's, whose code keeps frame pointers (files_pe),
+ * objects no walk reached (whose tables were never wanted), and those
+ * the capture ended before (files_cut). */
 void unwinder__foreach_missing(const struct unwinder *u,
 			       void (*fn)(const char *path, const char *why, void *arg), void *arg);
 

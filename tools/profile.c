@@ -1289,9 +1289,8 @@ static void report_unwind(struct profiler *pr)
 		       "rows (%llu a process, twice that for its executable and C library; "
 		       "beyond it only while %llu stay free for the others), %zu over their "
 		       "process's %u ms for building tables (-v names them)", st.files_share,
-		       (unsigned long long)(st.max_rows / UNWIND_SHARE_DIV),
-		       (unsigned long long)(st.max_rows / UNWIND_RESERVE_DIV), st.files_slow,
-		       UNWIND_BUILD_MS);
+		       (unsigned long long)st.share_rows, (unsigned long long)st.reserve_rows,
+		       st.files_slow, UNWIND_BUILD_MS);
 	if (st.files_cut)
 		p_debug("unwind tables left out: %zu objects whose tables were still to be built "
 			"when the capture ended", st.files_cut);

@@ -290,17 +290,22 @@ static int read_segments(int fd, struct uw_file *f)
 	return err;
 }
 
-/* Process P's share of the rows (CORE: for its executable or C library) */
+/* A process's share of the rows (CORE: for its executable or C library):
+ * 1/UNWIND_SHARE_DIV of them, or 1/N for N processes at most (the targets
+ * given: one has them all) */
 static uint64_t share_of(const struct unwinder *u, bool core)
 {
-	return (uint64_t)u->max_rows / UNWIND_SHARE_DIV * (core ? 2 : 1);
+	uint32_t div = u->max_procs < UNWIND_SHARE_DIV ? u->max_procs : UNWIND_SHARE_DIV;
+
+	return (uint64_t)u->max_rows / (div ? div : 1) * (core ? 2 : 1);
 }
 
 /* The rows kept for the shares of the others: capacity not yet in any row
- * map (what is free in a map made already may be a sliver no table fits) */
+ * map (what is free in a map made already may be a sliver no table fits);
+ * none when there are no others */
 static uint64_t reserve_of(const struct unwinder *u)
 {
-	return (uint64_t)u->max_rows / UNWIND_RESERVE_DIV;
+	return u->max_procs > 1 ? (uint64_t)u->max_rows / UNWIND_RESERVE_DIV : 0;
 }
 
 /* How many row slots process P may take now for one more table (CORE:
@@ -337,13 +342,12 @@ static void left_out(struct unwinder *u, struct uw_file *f, const struct uw_proc
 		u->st.files_share++;
 		p_debug("unwind table of %s left out: %llu rows or more; process %d holds %llu of "
 			"its share of %llu (%llu for its executable and C library), and %llu of the "
-			"%u rows are free, of which %llu are kept for other processes", safe,
-			(unsigned long long)rows, p ? (int)p->pid : 0,
+			"%u rows are not yet in a row map, of which %llu are kept for other processes",
+			safe, (unsigned long long)rows, p ? (int)p->pid : 0,
 			(unsigned long long)(p ? p->held : 0),
-			(unsigned long long)(u->max_rows / UNWIND_SHARE_DIV),
-			(unsigned long long)(u->max_rows / UNWIND_SHARE_DIV * 2),
-			(unsigned long long)(u->max_rows - u->used_rows), u->max_rows,
-			(unsigned long long)(u->max_rows / UNWIND_RESERVE_DIV));
+			(unsigned long long)share_of(u, false), (unsigned long long)share_of(u, true),
+			(unsigned long long)(u->max_rows - u->alloc_rows), u->max_rows,
+			(unsigned long long)reserve_of(u));
 		break;
 	case OVER_TIME:
 		f->why = "its process's time for building tables spent";
@@ -965,6 +969,8 @@ size_t unwinder__sweep(struct unwinder *u)
 void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st)
 {
 	*st = u->st;
+	st->share_rows = share_of(u, false);
+	st->reserve_rows = reserve_of(u);
 }
 
 void unwinder__foreach_missing(const struct unwinder *u,

@@ -16,8 +16,8 @@
  * the rows (UNWIND_SHARE_DIV): a table's rows are charged to the process
  * that first needs it, and a process takes rows for its tables up to its
  * share (twice that for its executable and C library), and beyond it only
- * while a reserve (UNWIND_RESERVE_DIV of all rows) stays free for the
- * shares of the others. Each process has UNWIND_BUILD_MS of building (or
+ * while a reserve (UNWIND_RESERVE_DIV of all rows) stays out of any row
+ * map for the shares of the others. Each process has UNWIND_BUILD_MS of building (or
  * cache reading) for its tables, and no build goes past the end of the
  * capture (unwinder__set_deadline) or on after SIGINT or SIGTERM
  * (run__stop). A table over any of these is left out, counted and named
@@ -59,6 +59,9 @@ struct unwinder_stats {
 	uint64_t rows;		/* loaded */
 	uint64_t alloc_rows;	/* in the row maps made */
 	uint64_t max_rows;	/* the budget */
+	uint64_t share_rows;	/* a process's share of it (twice that for
+				 * its executable and C library) */
+	uint64_t reserve_rows;	/* beyond a share, kept for the others */
 	size_t shards;		/* row maps made */
 	size_t cached;		/* objects whose table came from the cache */
 	double build_ms;	/* building (or reading) the tables, in all */
@@ -69,12 +72,14 @@ struct unwinder_stats {
 
 /* A process's share of the rows: a sixteenth of them (131,072 of
  * 2,097,152: most programs' executable, C library and the libraries their
- * walks reach; redis-server's take 82,438); its executable and C library
- * may take twice that */
+ * walks reach; redis-server's take 82,438), or 1/N when at most N < 16
+ * processes are profiled (the targets given; a single one has them all);
+ * its executable and C library may take twice that */
 #define UNWIND_SHARE_DIV 16
 /* Beyond its share a process takes rows only while a quarter of them stay
- * free (the shares of four processes more): one process, or a few, can
- * have the rest (libLLVM alone has a million rows), never that quarter */
+ * out of any row map (the shares of four processes more), when there can
+ * be other processes: one process, or a few, can have the rest (libLLVM
+ * alone has a million rows), never that quarter */
 #define UNWIND_RESERVE_DIV 4
 /* A process's time for building (or reading from the cache) its tables;
  * libLLVM's million rows take ~0.1 s */

@@ -235,9 +235,13 @@ static size_t cie_hash(uint64_t key, size_t cap)
 	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
 }
 
+/* Distinct CIEs an object may have (linkers merge .eh_frame's: libLLVM
+ * has one; .debug_frame has one a compilation unit) */
+#define MAX_CIES (1u << 20)
+
 /* The index of the CIE at offset OFF of section SEC (read now if not yet),
- * or -1 (no memory: -ENOMEM). A CIE that cannot be used is kept too, with
- * enc -1: its FDEs are bad. */
+ * or -ENOMEM, or -EFBIG (more than MAX_CIES). A CIE that cannot be used is
+ * kept too, with enc -1: its FDEs are bad. */
 static long cie_at(struct builder *b, Elf *elf, unsigned sec, Dwarf_Off off)
 {
 	const struct cfi_sec *cs = &b->sec[sec];
@@ -254,6 +258,8 @@ static long cie_at(struct builder *b, Elf *elf, unsigned sec, Dwarf_Off off)
 			if (b->cies[b->cie_slot[h] - 1].key == key)
 				return (long)b->cie_slot[h] - 1;
 	}
+	if (b->ncies == MAX_CIES)
+		return -EFBIG;
 	if (b->ncies == b->cap_cies) {
 		size_t cap = b->cap_cies ? b->cap_cies * 2 : 8;
 		struct cie *n = realloc(b->cies, cap * sizeof(*n));

@@ -103,10 +103,10 @@ struct cfitab_limits {
 
 /* Build T from ELF (an x86-64 object of FSIZE bytes, from elfsym__begin)
  * within LIM (NULL: no limits). 0, or -ENOENT (no CFI at all), -ENOTSUP
- * (not x86-64 little-endian), -EFBIG (too many rows, too large a section,
- * or code spread over more than 4 GB), -ENOSPC (more rows than LIM's
- * max_rows), -ETIMEDOUT (past the deadline), -EINTR (asked to stop),
- * -ENOMEM, -ENOEXEC (corrupt). T is empty on error. */
+ * (not x86-64 little-endian), -EFBIG (too many rows or CIEs, too large a
+ * section, or code spread over more than 4 GB), -ENOSPC (more rows than
+ * LIM's max_rows), -ETIMEDOUT (past the deadline), -EINTR (asked to
+ * stop), -ENOMEM, -ENOEXEC (corrupt). T is empty on error. */
 int cfitab__build_elf_within(Elf *elf, uint64_t fsize, const struct cfitab_limits *lim,
 			     struct cfi_table *t);
 /* The same over the ELF file open at FD (read with pread, never mapped). */

@@ -923,6 +923,9 @@ static int attach_bpf(struct profiler *pr)
 		}
 		if (pr->cache)
 			unwinder__set_cache(pr->uw, pr->cache);
+		/* no table built past the capture's end (set again at its start) */
+		if (env->secs)
+			unwinder__set_deadline(pr->uw, now_ns() + env->secs * 1000000000ull);
 		for (i = 0; i < env->npids; i++)
 			unwinder__watch(pr->uw, env->pids[i]);
 		c->on_new = unwind_new;
@@ -1284,6 +1287,16 @@ static void report_unwind(struct profiler *pr)
 		p_warn("unwind tables left out: %zu objects (no room in the row maps), %zu "
 		       "processes (more than %u)", st.files_full, st.procs_full,
 		       unwind_procs(&pr->env));
+	if (st.files_share || st.files_slow)
+		p_warn("unwind tables left out: %zu objects over their process's share of the "
+		       "rows (%llu a process, twice that for its executable and C library; "
+		       "beyond it only while %llu stay free for the others), %zu over their "
+		       "process's %u ms for building tables (-v names them)", st.files_share,
+		       (unsigned long long)st.share_rows, (unsigned long long)st.reserve_rows,
+		       st.files_slow, UNWIND_BUILD_MS);
+	if (st.files_cut)
+		p_debug("unwind tables left out: %zu objects whose tables were still to be built "
+			"when the capture ended", st.files_cut);
 }
 
 /* What the capture missed, said once it is over; its metadata into the
@@ -1427,6 +1440,8 @@ int cmd_profile(int argc, char **argv)
 		goto out;
 	t0 = now_ns();
 	pr.rate_t = t0;
+	if (pr.uw && pr.env.secs)
+		unwinder__set_deadline(pr.uw, t0 + pr.env.secs * 1000000000ull);
 	if (run_capture(&pr, t0) || stop_capture(&pr, t0))
 		goto out;
 	report_capture(&pr);

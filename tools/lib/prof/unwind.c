@@ -18,6 +18,8 @@
 #include "core/escape.h"
 #include "core/log.h"
 #include "core/proc.h"
+#include "core/run.h"
+#include "core/util.h"
 #include "prof/unwind.h"
 #include "profile.h"
 #include "sym/cficache.h"
@@ -32,6 +34,15 @@ struct uw_seg {
 	uint64_t off, vaddr, filesz;
 };
 
+/* Why a table was left out over a budget (struct uw_file's over) */
+enum uw_over {
+	OVER_NONE,
+	OVER_SHARE,	/* its process's share of the rows: another process,
+			 * with room for it, may still load it */
+	OVER_TIME,	/* its process's time for building tables */
+	OVER_END,	/* the capture ended (its end, or a signal) */
+};
+
 struct uw_file {
 	uint32_t dev_major, dev_minor;
 	uint64_t inode;
@@ -39,6 +50,8 @@ struct uw_file {
 				 * still to come (wait) */
 	int wait;		/* its table loaded when a walk first needs
 				 * it: FD kept open until then */
+	int over;		/* enum uw_over: left out over a budget */
+	uint64_t need;		/* OVER_SHARE: the rows it needs, at least */
 	int fd;
 	int pe;			/* a PE image (a .NET assembly), not ELF */
 	int vdso;		/* the kernel's vDSO, from this process's copy */
@@ -69,6 +82,9 @@ struct uw_proc {
 	uint32_t file[UNWIND_MAX_MAPS];	/* LAST's mappings' files (u->files) */
 	uint64_t maps_hash;	/* of the /proc/PID/maps text LAST came from */
 	int maps_fd;		/* its /proc/PID/maps, kept open, or -1 */
+	uint64_t held;		/* rows charged to it: the tables it first
+				 * needed, with their index */
+	uint64_t build_ns;	/* time spent building (reading) them */
 };
 
 /* One row map of unwind_rows */
@@ -91,6 +107,8 @@ struct unwinder {
 	size_t kept_fds;	/* procs' maps_fd open */
 	size_t wait_fds;	/* files' fd open (wait) */
 	struct cficache *cache;	/* tables of earlier captures, or NULL */
+	uint64_t used_rows;	/* row slots holding tables (and indexes) */
+	uint64_t deadline_ns;	/* no build past it (0: none) */
 	long vdso_file;		/* index in files of the vDSO's; -1: not yet
 				 * built, -2: none */
 	size_t vdso_len;	/* its length, as our own maps say */
@@ -126,6 +144,11 @@ void unwinder__set_cache(struct unwinder *u, struct cficache *cache)
 	u->cache = cache;
 }
 
+void unwinder__set_deadline(struct unwinder *u, uint64_t deadline_ns)
+{
+	u->deadline_ns = deadline_ns;
+}
+
 void unwinder__free(struct unwinder *u)
 {
 	size_t i;
@@ -152,20 +175,29 @@ void unwinder__free(struct unwinder *u)
 /* A new row map of at least N rows (UNWIND_SHARD_ROWS, else N rounded up
  * to a page), within the budget, put in unwind_rows: its index, or -1
  * (no room, or the kernel refused; errno). */
-static int new_shard(struct unwinder *u, uint32_t n)
+/* The rows a new row map for N rows would hold, or 0 (none can be made) */
+static uint32_t new_shard_cap(const struct unwinder *u, uint32_t n)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	uint32_t per_page = (uint32_t)(sysconf(_SC_PAGESIZE) / sizeof(struct unwind_row));
-	uint32_t cap = n > UNWIND_SHARD_ROWS ? n : UNWIND_SHARD_ROWS, idx = u->nshards;
-	struct uw_shard *sh = &u->shards[idx];
+	uint32_t cap = n > UNWIND_SHARD_ROWS ? n : UNWIND_SHARD_ROWS;
 
 	cap = (cap + per_page - 1) / per_page * per_page;
 	if (cap > u->max_rows - u->alloc_rows)
 		cap = u->max_rows - u->alloc_rows;	/* the last of the budget */
-	if (idx == UNWIND_MAX_SHARDS || cap < n) {
+	return u->nshards == UNWIND_MAX_SHARDS || cap < n ? 0 : cap;
+}
+
+static int new_shard(struct unwinder *u, uint32_t n)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	uint32_t cap = new_shard_cap(u, n), idx = u->nshards;
+	struct uw_shard *sh;
+
+	if (!cap) {
 		errno = ENOSPC;
 		return -1;
 	}
+	sh = &u->shards[idx];
 	sh->fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unwind_shard", sizeof(__u32),
 				sizeof(struct unwind_row), cap, &opts);
 	if (sh->fd < 0)
@@ -191,16 +223,15 @@ static int new_shard(struct unwinder *u, uint32_t n)
 	return (int)idx;
 }
 
-/* A shard with room for N rows (the first that has it, else a new one):
- * its index, or -1 (errno ENOSPC: the budget is spent). */
-static int shard_for(struct unwinder *u, uint32_t n)
+/* The first row map with room for N rows, or -1 */
+static int shard_room(const struct unwinder *u, uint32_t n)
 {
 	uint32_t i;
 
 	for (i = 0; i < u->nshards; i++)
 		if (u->shards[i].cap - u->shards[i].used >= n)
 			return (int)i;
-	return new_shard(u, n);
+	return -1;
 }
 
 /* Whether a mapping from file offset MAP_OFF maps segment G, and then the
@@ -259,12 +290,78 @@ static int read_segments(int fd, struct uw_file *f)
 	return err;
 }
 
-static double now_ms(void)
+/* A process's share of the rows (CORE: for its executable or C library):
+ * 1/UNWIND_SHARE_DIV of them, or 1/N for N processes at most (the targets
+ * given: one has them all) */
+static uint64_t share_of(const struct unwinder *u, bool core)
 {
-	struct timespec ts;
+	uint32_t div = u->max_procs < UNWIND_SHARE_DIV ? u->max_procs : UNWIND_SHARE_DIV;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	return (uint64_t)u->max_rows / (div ? div : 1) * (core ? 2 : 1);
+}
+
+/* The rows kept for the shares of the others: capacity not yet in any row
+ * map (what is free in a map made already may be a sliver no table fits);
+ * none when there are no others */
+static uint64_t reserve_of(const struct unwinder *u)
+{
+	return u->max_procs > 1 ? (uint64_t)u->max_rows / UNWIND_RESERVE_DIV : 0;
+}
+
+/* How many row slots process P may take now for one more table (CORE:
+ * its executable or C library), by the shares (unwind.h): up to its share
+ * (twice that for CORE), and beyond it while the reserve stays unmade.
+ * P NULL: whatever is free. An estimate for a build's limit; load_rows
+ * decides. */
+static uint64_t room_for(const struct unwinder *u, const struct uw_proc *p, bool core)
+{
+	uint64_t free = u->max_rows > u->used_rows ? u->max_rows - u->used_rows : 0;
+	uint64_t spare = u->max_rows - u->alloc_rows, room = 0;
+
+	if (!p)
+		return free;
+	if (p->held < share_of(u, core))
+		room = share_of(u, core) - p->held;
+	if (spare > reserve_of(u) && spare - reserve_of(u) > room)
+		room = spare - reserve_of(u);
+	return room < free ? room : free;
+}
+
+/* F left out over a budget (OVER), for process P: said with -v, counted */
+static void left_out(struct unwinder *u, struct uw_file *f, const struct uw_proc *p, int over,
+		     uint64_t rows)
+{
+	char safe[512];
+
+	escape__str(safe, sizeof(safe), f->path, strlen(f->path), 120, 0);
+	f->over = over;
+	switch (over) {
+	case OVER_SHARE:
+		f->why = "over its process's share of the table rows";
+		f->need = rows;
+		u->st.files_share++;
+		p_debug("unwind table of %s left out: %llu rows or more; process %d holds %llu of "
+			"its share of %llu (%llu for its executable and C library), and %llu of the "
+			"%u rows are not yet in a row map, of which %llu are kept for other processes",
+			safe, (unsigned long long)rows, p ? (int)p->pid : 0,
+			(unsigned long long)(p ? p->held : 0),
+			(unsigned long long)share_of(u, false), (unsigned long long)share_of(u, true),
+			(unsigned long long)(u->max_rows - u->alloc_rows), u->max_rows,
+			(unsigned long long)reserve_of(u));
+		break;
+	case OVER_TIME:
+		f->why = "its process's time for building tables spent";
+		u->st.files_slow++;
+		p_debug("unwind table of %s left out: process %d has spent %llu ms of its %u ms "
+			"for building tables", safe, p ? (int)p->pid : 0,
+			(unsigned long long)(p ? p->build_ns / 1000000 : 0), UNWIND_BUILD_MS);
+		break;
+	default:
+		f->why = "the capture ended before its table was built";
+		u->st.files_cut++;
+		p_debug("unwind table of %s left out: the capture ended before it was built", safe);
+		break;
+	}
 }
 
 _Static_assert(CFITAB_BLOCK_SHIFT == UNWIND_BLOCK_SHIFT, "one block size for both searches");
@@ -301,9 +398,12 @@ int unwind__pack_row(struct unwind_row *r, const struct cfi_row *c)
 	return unfit;
 }
 
-/* T's rows (after their index) into a row map, for F (which then is ok);
- * T is freed. */
-static void load_rows(struct unwinder *u, struct uw_file *f, struct cfi_table *t)
+/* T's rows (after their index) into a row map, for F (which then is ok),
+ * charged to process P (CORE: its executable or C library) within its
+ * share (room_for); T is freed. 0, 1 (over the share), or -1 (no room left
+ * in the row maps, or the kernel refused one). */
+static int load_rows(struct unwinder *u, struct uw_file *f, struct cfi_table *t,
+		     struct uw_proc *p, bool core)
 {
 	uint32_t block0 = 0, nblocks = t->n <= UINT32_MAX / 2 ? cfitab__index_blocks(t, &block0) : 0;
 	uint32_t slots = nblocks ? (nblocks + 1 + UNWIND_INDEX_PER_ROW - 1) / UNWIND_INDEX_PER_ROW : 0;
@@ -311,7 +411,20 @@ static void load_rows(struct unwinder *u, struct uw_file *f, struct cfi_table *t
 	char safe[512];
 	int sh;
 
-	sh = t->n <= UINT32_MAX / 2 ? shard_for(u, (uint32_t)t->n + slots) : -1;
+	/* in the first row map with room; beyond P's share, a new one only
+	 * when it leaves the reserve unmade */
+	sh = t->n <= UINT32_MAX / 2 ? shard_room(u, (uint32_t)t->n + slots) : -1;
+	if (sh < 0 && p && p->held + t->n + slots > share_of(u, core) && t->n <= UINT32_MAX / 2) {
+		uint32_t grow = new_shard_cap(u, (uint32_t)t->n + slots);
+
+		if (grow && u->max_rows - u->alloc_rows - grow < reserve_of(u)) {
+			left_out(u, f, p, OVER_SHARE, grow);
+			cfitab__free(t);
+			return 1;
+		}
+	}
+	if (sh < 0)
+		sh = t->n <= UINT32_MAX / 2 ? new_shard(u, (uint32_t)t->n + slots) : -1;
 	if (sh < 0) {
 		f->why = errno == ENOSPC ? "no room left in the table maps" :
 			 "the kernel refused a table map";
@@ -319,7 +432,7 @@ static void load_rows(struct unwinder *u, struct uw_file *f, struct cfi_table *t
 			p_debug("unwind row map of %u rows: %s", (unsigned)t->n, strerror(errno));
 		u->st.files_full++;
 		cfitab__free(t);
-		return;
+		return -1;
 	}
 	f->shard = (uint32_t)sh;
 	f->idx_first = u->shards[sh].used;
@@ -337,6 +450,9 @@ static void load_rows(struct unwinder *u, struct uw_file *f, struct cfi_table *t
 	for (i = 0; i < t->n; i++)
 		unfit += unwind__pack_row(&u->shards[sh].rows[f->first + i], &t->rows[i]);
 	u->shards[sh].used += (uint32_t)t->n + slots;
+	u->used_rows += (uint64_t)t->n + slots;
+	if (p)
+		p->held += (uint64_t)t->n + slots;
 	u->st.rows += t->n;
 	u->st.files += !f->vdso;	/* the vDSO is the kernel's, not an object of the app */
 	f->ok = 1;
@@ -345,6 +461,7 @@ static void load_rows(struct unwinder *u, struct uw_file *f, struct cfi_table *t
 	p_debug("unwind table of %s: %zu rows (%zu unsupported, %zu more with offsets a packed "
 		"row cannot hold)", safe, t->n, t->st.unsupported, unfit);
 	cfitab__free(t);
+	return 0;
 }
 
 /* A new entry of u->files for PATH (copied), or NULL (no memory). */
@@ -413,27 +530,68 @@ static struct uw_file *vdso_of(struct unwinder *u, const struct proc_map *m)
 		f->why = "no usable unwind table";
 		return NULL;
 	}
-	load_rows(u, f, &t);
+	load_rows(u, f, &t, NULL, true);	/* the kernel's: no process's share */
 	return f->ok && m->end - m->start == u->vdso_len ? f : NULL;
 }
 
 /* F's table (the ELF file at FD, whose segments F has) from the cache or
- * built (and cached), into a row map; else F says why not. */
-static void load_file(struct unwinder *u, struct uw_file *f, int fd)
+ * built (and cached), into a row map, for process P (CORE: its executable
+ * or C library), within its share of the rows and of the time, before the
+ * capture's end; else F says why not. */
+static void load_file(struct unwinder *u, struct uw_file *f, int fd, struct uw_proc *p, bool core)
 {
+	struct cfitab_limits lim = { .stop = &run__stop };
 	struct cfi_table t;
 	struct stat fst = { 0 };
-	double t0 = now_ms();
+	uint64_t t0 = now_ns(), budget = (uint64_t)UNWIND_BUILD_MS * 1000000ull;
+	uint64_t room = room_for(u, p, core), free = room_for(u, NULL, false);
 	int err = 0;
 
+	if (run__stop || (u->deadline_ns && t0 >= u->deadline_ns)) {
+		left_out(u, f, p, OVER_END, 0);
+		return;
+	}
+	if (p && p->build_ns >= budget) {
+		left_out(u, f, p, OVER_TIME, 0);
+		return;
+	}
+	if (!free || f->need > free) {
+		f->why = "no room left in the table maps";
+		u->st.files_full++;
+		return;
+	}
+	if (!room || f->need > room) {
+		left_out(u, f, p, OVER_SHARE, f->need > room ? f->need : room + 1);
+		return;
+	}
+	lim.max_rows = room < CFITAB_MAX_ROWS ? (size_t)room : 0;
+	lim.deadline_ns = t0 + budget - (p ? p->build_ns : 0);
+	if (u->deadline_ns && u->deadline_ns < lim.deadline_ns)
+		lim.deadline_ns = u->deadline_ns;
 	if (u->cache && !fstat(fd, &fst) && !cficache__get(u->cache, &fst, &t)) {
 		u->st.cached++;
 	} else {
-		err = cfitab__build_fd(fd, &t);
+		err = cfitab__build_fd_within(fd, &lim, &t);
 		if (!err && u->cache && fst.st_ino)
 			cficache__put(u->cache, &fst, &t);	/* a full disk: built next time */
 	}
-	u->st.build_ms += now_ms() - t0;
+	if (p)
+		p->build_ns += now_ns() - t0;
+	u->st.build_ms += (double)(now_ns() - t0) / 1e6;
+	if (err == -ENOSPC && room >= free) {
+		f->why = "no room left in the table maps";
+		u->st.files_full++;
+		return;
+	}
+	if (err == -ENOSPC) {
+		left_out(u, f, p, OVER_SHARE, room + 1);
+		return;
+	}
+	if (err == -ETIMEDOUT || err == -EINTR) {
+		left_out(u, f, p, err == -EINTR || lim.deadline_ns == u->deadline_ns ? OVER_END :
+				  OVER_TIME, 0);
+		return;
+	}
 	if (err) {
 		f->why = err == -ENOENT ? "no .eh_frame or .debug_frame" :
 			 err == -ENOTSUP ? "not x86-64" :
@@ -441,18 +599,47 @@ static void load_file(struct unwinder *u, struct uw_file *f, int fd)
 		u->st.files_none++;
 		return;
 	}
-	load_rows(u, f, &t);
+	load_rows(u, f, &t, p, core);
 }
 
-/* A file that waited (F->wait): its table now. */
-static void load_waiting(struct unwinder *u, struct uw_file *f)
+/* A file that waited (F->wait): its table now, for P. */
+static void load_waiting(struct unwinder *u, struct uw_file *f, struct uw_proc *p, bool core)
 {
-	load_file(u, f, f->fd);
+	load_file(u, f, f->fd, p, core);
 	close(f->fd);
 	f->fd = -1;
 	f->wait = 0;
 	u->wait_fds--;
 	u->st.files_wait--;
+}
+
+/* F, once left out over its first process's share, for process P (PID,
+ * mapping M; CORE: its executable or C library) with room for it: opened
+ * again through P, and loaded as a new file would be (at once for CORE,
+ * else when a walk first needs it). */
+static void retry_file(struct unwinder *u, struct uw_file *f, struct uw_proc *p, pid_t pid,
+		       const struct proc_map *m, bool core)
+{
+	char clean[PATH_MAX], path[PATH_MAX + 64];
+	int fd;
+
+	if (f->over != OVER_SHARE || run__stop || f->need > room_for(u, p, core))
+		return;
+	fd = appfile__open_mapping(pid, m, clean, sizeof(clean), path, sizeof(path), NULL);
+	if (fd < 0)
+		return;
+	f->over = OVER_NONE;
+	f->why = NULL;
+	u->st.files_share--;
+	if (!core && u->wait_fds < UW_WAIT_FDS_MAX) {
+		f->wait = 1;
+		f->fd = fd;
+		u->wait_fds++;
+		u->st.files_wait++;
+		return;
+	}
+	load_file(u, f, fd, p, core);
+	close(fd);
 }
 
 /* E (its adj without a base) for the rows of F, loaded */
@@ -467,11 +654,12 @@ static void fill_map(struct unwind_map *e, const struct uw_file *f)
 	e->block0 = f->block0;
 }
 
-/* The file of mapping M as first seen: its segments read; its table
- * loaded now when AT_ONCE (or too many wait already), else when a walk
- * first needs it (wait, its descriptor kept). NULL: no memory. */
-static struct uw_file *new_file_of(struct unwinder *u, pid_t pid, const struct proc_map *m,
-				   bool at_once)
+/* The file of mapping M of process P (PID) as first seen: its segments
+ * read; its table loaded now when CORE (P's executable or C library; or
+ * when too many wait already), else when a walk first needs it (wait, its
+ * descriptor kept). NULL: no memory. */
+static struct uw_file *new_file_of(struct unwinder *u, struct uw_proc *p, pid_t pid,
+				   const struct proc_map *m, bool core)
 {
 	struct uw_file *f = new_file(u, m->path);
 	int fd, err;
@@ -499,14 +687,14 @@ static struct uw_file *new_file_of(struct unwinder *u, pid_t pid, const struct p
 		close(fd);
 		return f;
 	}
-	if (!at_once && u->wait_fds < UW_WAIT_FDS_MAX) {
+	if (!core && u->wait_fds < UW_WAIT_FDS_MAX) {
 		f->wait = 1;
 		f->fd = fd;
 		u->wait_fds++;
 		u->st.files_wait++;
 		return f;
 	}
-	load_file(u, f, fd);
+	load_file(u, f, fd, p, core);
 	close(fd);
 	return f;
 }
@@ -595,23 +783,53 @@ static int add_proc(struct unwinder *u, pid_t pid, bool keep)
 			close(fd);
 		return err ? -err : 0;
 	}
+	if (!p) {
+		/* a slot an exited process left (unwinder__sweep), else a new
+		 * one: before its tables, which are charged to it */
+		for (i = 0; i < u->nprocs && !p; i++)
+			if (!u->procs[i].pid)
+				p = &u->procs[i];
+		if (!p && u->nprocs == u->max_procs) {
+			u->st.procs_full++;
+			proc_maps__free(maps);
+			if (fd >= 0)
+				close(fd);
+			return -ENOSPC;
+		}
+		if (!p) {
+			p = &u->procs[u->nprocs];
+			p->slot = (uint32_t)u->nprocs;
+			u->nprocs++;
+		}
+		p->pid = pid;
+		p->maps_fd = fd;
+		p->held = 0;
+		p->build_ns = 0;
+		u->kept_fds += fd >= 0;
+		memset(&p->last, 0xff, sizeof(p->last));	/* written below */
+		u->st.procs++;
+	}
 	memset(&up, 0, sizeof(up));
 	for (i = 0; i < maps->n; i++) {
 		const struct proc_map *m = &maps->maps[i];
 		struct uw_file *f;
 		uint64_t vaddr = 0;
 		int found = 0;
+		bool core;
 
 		if (m->perms[2] != 'x')
 			continue;
 		if (!m->inode && !strcmp(m->path, "[vdso]")) {
 			f = vdso_of(u, m);
 		} else if (m->path[0] == '/' && m->inode) {
+			core = proc__core_object(m->path, exe_of(pid, &exe));
 			f = known_file(u, m);
 			if (!f)
-				f = new_file_of(u, pid, m, proc__core_object(m->path, exe_of(pid, &exe)));
-			else if (f->wait && proc__core_object(m->path, exe_of(pid, &exe)))
-				load_waiting(u, f);	/* another's library, this one's executable */
+				f = new_file_of(u, p, pid, m, core);
+			else if (f->wait && core)
+				load_waiting(u, f, p, true);	/* another's library, this one's executable */
+			else if (f->over == OVER_SHARE)
+				retry_file(u, f, p, pid, m, core);	/* within this one's share */
 		} else {
 			continue;
 		}
@@ -637,28 +855,6 @@ static int add_proc(struct unwinder *u, pid_t pid, bool keep)
 		up.n++;
 	}
 	proc_maps__free(maps);
-	if (!p) {
-		/* a slot an exited process left (unwinder__sweep), else a new one */
-		for (i = 0; i < u->nprocs && !p; i++)
-			if (!u->procs[i].pid)
-				p = &u->procs[i];
-		if (!p && u->nprocs == u->max_procs) {
-			u->st.procs_full++;
-			if (fd >= 0)
-				close(fd);
-			return -ENOSPC;
-		}
-		if (!p) {
-			p = &u->procs[u->nprocs];
-			p->slot = (uint32_t)u->nprocs;
-			u->nprocs++;
-		}
-		p->pid = pid;
-		p->maps_fd = fd;
-		u->kept_fds += fd >= 0;
-		memset(&p->last, 0xff, sizeof(p->last));	/* written below */
-		u->st.procs++;
-	}
 	if (!memcmp(&p->last, &up, sizeof(up))) {
 		p->maps_hash = hash;
 		return 0;
@@ -692,8 +888,15 @@ int unwinder__want(struct unwinder *u, pid_t pid, uint32_t idx)
 	fi = u->procs[slot].file[i];
 	f = &u->files[fi];
 	if (f->wait) {
-		load_waiting(u, f);
+		load_waiting(u, f, &u->procs[slot], false);
 		u->st.files_wanted += f->ok;
+	}
+	if (!f->ok && f->over) {
+		/* left out over a budget: the process's mappings are written
+		 * again without it at the next look, its frames then go by
+		 * frame pointer */
+		u->procs[slot].maps_hash = 0;
+		return -ENOENT;
 	}
 	if (!f->ok)
 		return -ENOENT;	/* no usable table: its mappings stay as they are */
@@ -766,6 +969,8 @@ size_t unwinder__sweep(struct unwinder *u)
 void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st)
 {
 	*st = u->st;
+	st->share_rows = share_of(u, false);
+	st->reserve_rows = reserve_of(u);
 }
 
 void unwinder__foreach_missing(const struct unwinder *u,
@@ -773,7 +978,9 @@ void unwinder__foreach_missing(const struct unwinder *u,
 {
 	size_t i;
 
+	/* nor those the capture ended before (said with -v as they come) */
 	for (i = 0; i < u->nfiles; i++)
-		if (!u->files[i].ok && !u->files[i].pe && !u->files[i].wait)
+		if (!u->files[i].ok && !u->files[i].pe && !u->files[i].wait &&
+		    u->files[i].over != OVER_END)
 			fn(u->files[i].path, u->files[i].why, arg);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DW_REG_DI 5
@@ -18,21 +19,140 @@
 #define DW_REG_SP 7
 #define DW_REG_RA 16
 
-/* The PC range of one FDE and the CFI that describes it. */
+/* libdw refuses register numbers from INT32_MAX / 8 on (its register
+ * table's entries are 8 bytes): the CFI is invalid there */
+#define REG_LIMIT (INT32_MAX / 8)
+
+/* The limits are looked at every this many instructions and FDEs (a
+ * clock read each time: ~20 ns for ~4,000 instructions) */
+#define TICKS_MASK 4095u
+
+/* ---- the state of a CFI program ---------------------------------------------
+ * Only what a row needs is kept: the CFA rule, and the rules of the return
+ * address and of RBP, each as the question libdw's answer was asked:
+ * dwarf_frame_register gives "undefined" (no location, but not "same"),
+ * "same value", "at CFA + n" (an offset rule, or an expression that is
+ * exactly DW_OP_plus_uconst n), "in register n", or something else. */
+
+enum cfa_kind { CFA_UNDEF, CFA_OFF, CFA_EXPR, CFA_INVALID };
+enum reg_kind { REG_UNDEF, REG_SAME, REG_AT, REG_IN, REG_OTHER };
+
+struct cfi_state {
+	uint64_t cfa_reg, cfa_off;	/* CFA_OFF: register + offset */
+	const uint8_t *expr;		/* CFA_EXPR: its bytes */
+	uint64_t expr_len;
+	int64_t ra_v, fp_v;		/* REG_AT: the offset; REG_IN: the register */
+	uint8_t cfa, ra, fp;		/* enum cfa_kind, enum reg_kind */
+};
+
+/* One CFI section (.eh_frame or .debug_frame) as read */
+struct cfi_sec {
+	const uint8_t *buf;
+	size_t size;
+	uint64_t addr;		/* where pc-relative pointers count from */
+	bool eh;
+	Dwarf_CFI *cfi;		/* libdw's, for the reference (limits' libdw) */
+};
+
+/* A CIE, as its FDEs need it */
+struct cie {
+	uint64_t key;		/* its offset * 2, + 1 in .debug_frame */
+	uint64_t code_align, ra;
+	int64_t data_align;
+	const uint8_t *ins, *ins_end;	/* its initial instructions */
+	int enc;		/* its FDEs' pointer encoding; -1: not usable */
+	bool sized;		/* 'z': FDEs say how long their augmentation is */
+	bool odd;		/* another augmentation: FDEs' instructions not found */
+	bool signal;		/* 'S' */
+	int8_t init;		/* 0: STATE not yet run; 1: run; -1: invalid CFI */
+	struct cfi_state state;	/* after the initial instructions */
+};
+
+#define NO_CIE UINT32_MAX
+
+/* The PC range of one FDE and where its instructions are */
 struct fde_range {
 	uint64_t lo, hi;
-	Dwarf_CFI *cfi;
-	int debug;	/* from .debug_frame */
+	uint32_t ins, len;	/* offset in its section, and length */
+	uint32_t cie;		/* index in the builder's cies; NO_CIE: the
+				 * instructions cannot be found */
+	uint8_t sec;		/* 0: .eh_frame, 1: .debug_frame */
 };
 
 struct builder {
 	struct fde_range *r;
 	size_t n, cap;
+	struct cie *cies;
+	size_t ncies, cap_cies;
+	uint32_t *cie_slot;	/* open addressing by key: index + 1, 0 free */
+	size_t cap_slots;
+	struct cfi_sec sec[2];
 	struct cfi_table *t;
-	size_t cap_rows;
+	size_t cap_rows, max_rows;
+	size_t budget;		/* rows looked up, at most */
+	const struct cfitab_limits *lim;
+	unsigned ticks;
 };
 
-/* ---- FDE address ranges: the CIE's pointer encoding ---------------------- */
+/* Whether the build must give up: 0, -EINTR (asked to stop) or
+ * -ETIMEDOUT (past the deadline). */
+static int limits_check(const struct builder *b)
+{
+	struct timespec ts;
+
+	if (!b->lim)
+		return 0;
+	if (b->lim->stop && *b->lim->stop)
+		return -EINTR;
+	if (b->lim->deadline_ns) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec >= b->lim->deadline_ns)
+			return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* limits_check, every TICKS_MASK + 1 calls */
+static inline int tick(struct builder *b)
+{
+	return ++b->ticks & TICKS_MASK ? 0 : limits_check(b);
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+/* LEB128 at *P, before END: 0 with *P past it, or -1 (cut short, or more
+ * than 64 bits) */
+static int rd_uleb(const uint8_t **p, const uint8_t *end, uint64_t *out)
+{
+	const uint8_t *q = *p;
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	for (;;) {
+		if (q >= end || shift > 63)
+			return -1;
+		v |= (uint64_t)(*q & 0x7f) << shift;
+		shift += 7;
+		if (!(*q++ & 0x80))
+			break;
+	}
+	*p = q;
+	*out = v;
+	return 0;
+}
+
+static int rd_sleb(const uint8_t **p, const uint8_t *end, int64_t *out)
+{
+	const uint8_t *q = *p;
+	uint64_t v;
+
+	if (rd_uleb(p, end, &v))
+		return -1;
+	if ((size_t)(*p - q) * 7 < 64 && ((*p)[-1] & 0x40))
+		v |= ~0ull << ((*p - q) * 7);
+	*out = (int64_t)v;
+	return 0;
+}
 
 /* Read an encoded value (DW_EH_PE_* format FMT & 0x0f) at *P, before END.
  * 0 with *P advanced, or -1. */
@@ -40,27 +160,17 @@ static int read_encoded(const uint8_t **p, const uint8_t *end, unsigned fmt, uin
 {
 	const uint8_t *q = *p;
 	uint64_t v = 0;
-	unsigned shift = 0, n;
+	unsigned n;
 
 	switch (fmt & 0x0f) {
 	case 0x00: n = 8; break;	/* absptr, ELF64 */
 	case 0x02: case 0x0a: n = 2; break;
 	case 0x03: case 0x0b: n = 4; break;
 	case 0x04: case 0x0c: n = 8; break;
-	case 0x01: case 0x09:		/* uleb128, sleb128 */
-		for (;;) {
-			if (q >= end || shift > 63)
-				return -1;
-			v |= (uint64_t)(*q & 0x7f) << shift;
-			shift += 7;
-			if (!(*q++ & 0x80))
-				break;
-		}
-		if ((fmt & 0x0f) == 0x09 && shift < 64 && (q[-1] & 0x40))
-			v |= ~0ull << shift;
-		*p = q;
-		*out = v;
-		return 0;
+	case 0x01:
+		return rd_uleb(p, end, out);
+	case 0x09:
+		return rd_sleb(p, end, (int64_t *)out);
 	default:
 		return -1;
 	}
@@ -74,8 +184,9 @@ static int read_encoded(const uint8_t **p, const uint8_t *end, unsigned fmt, uin
 	return 0;
 }
 
-/* The FDE pointer encoding of CIE (the 'R' of a "z..." augmentation), or
- * -1 when the augmentation cannot be read. 0 (absptr) when there is none. */
+/* The FDE pointer encoding of an .eh_frame CIE (the 'R' of a "z..."
+ * augmentation), or -1 when the augmentation cannot be read. 0 (absptr)
+ * when there is none. */
 static int cie_fde_encoding(const Dwarf_CIE *cie)
 {
 	const char *a = cie->augmentation;
@@ -108,7 +219,7 @@ static int cie_fde_encoding(const Dwarf_CIE *cie)
 				return -1;
 			break;
 		}
-		case 'S': case 'B': case 'G':	/* signal frame: dwarf_frame_info says */
+		case 'S': case 'B': case 'G':	/* signal frame: the CIE's flag */
 			break;
 		default:
 			return -1;
@@ -117,75 +228,158 @@ static int cie_fde_encoding(const Dwarf_CIE *cie)
 	return 0x00;
 }
 
-static int add_range(struct builder *b, uint64_t lo, uint64_t hi, Dwarf_CFI *cfi, int debug)
+/* ---- CIEs ------------------------------------------------------------------ */
+
+static size_t cie_hash(uint64_t key, size_t cap)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+}
+
+/* Distinct CIEs an object may have (linkers merge .eh_frame's: libLLVM
+ * has one; .debug_frame has one a compilation unit) */
+#define MAX_CIES (1u << 20)
+
+/* The index of the CIE at offset OFF of section SEC (read now if not yet),
+ * or -ENOMEM, or -EFBIG (more than MAX_CIES). A CIE that cannot be used is
+ * kept too, with enc -1: its FDEs are bad. */
+static long cie_at(struct builder *b, Elf *elf, unsigned sec, Dwarf_Off off)
+{
+	const struct cfi_sec *cs = &b->sec[sec];
+	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+	uint64_t key = (uint64_t)off * 2 + sec;
+	Elf_Data data = { .d_buf = (void *)cs->buf, .d_size = cs->size, .d_type = ELF_T_BYTE };
+	Dwarf_CFI_Entry c;
+	Dwarf_Off next;
+	struct cie *e;
+	size_t h;
+
+	if (b->cap_slots) {
+		for (h = cie_hash(key, b->cap_slots); b->cie_slot[h]; h = (h + 1) & (b->cap_slots - 1))
+			if (b->cies[b->cie_slot[h] - 1].key == key)
+				return (long)b->cie_slot[h] - 1;
+	}
+	if (b->ncies == MAX_CIES)
+		return -EFBIG;
+	if (b->ncies == b->cap_cies) {
+		size_t cap = b->cap_cies ? b->cap_cies * 2 : 8;
+		struct cie *n = realloc(b->cies, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		b->cies = n;
+		b->cap_cies = cap;
+	}
+	if ((b->ncies + 1) * 2 > b->cap_slots) {
+		size_t cap = b->cap_slots ? b->cap_slots * 2 : 16, i;
+		uint32_t *slots = calloc(cap, sizeof(*slots));
+
+		if (!slots)
+			return -ENOMEM;
+		for (i = 0; i < b->ncies; i++) {
+			for (h = cie_hash(b->cies[i].key, cap); slots[h]; h = (h + 1) & (cap - 1))
+				;
+			slots[h] = (uint32_t)i + 1;
+		}
+		free(b->cie_slot);
+		b->cie_slot = slots;
+		b->cap_slots = cap;
+	}
+	e = &b->cies[b->ncies];
+	memset(e, 0, sizeof(*e));
+	e->key = key;
+	e->enc = -1;
+	if (dwarf_next_cfi(ident, &data, cs->eh, off, &next, &c) == 0 && dwarf_cfi_cie_p(&c)) {
+		const char *a = c.cie.augmentation;
+
+		e->enc = cs->eh ? cie_fde_encoding(&c.cie) : 0x00;
+		e->code_align = c.cie.code_alignment_factor;
+		e->data_align = c.cie.data_alignment_factor;
+		e->ra = c.cie.return_address_register;
+		e->ins = c.cie.initial_instructions;
+		e->ins_end = c.cie.initial_instructions_end;
+		/* as libdw reads the augmentation: with 'z' every letter is
+		 * known or skipped; without, none is (its data not sized) */
+		e->sized = a && a[0] == 'z';
+		e->signal = e->sized && strchr(a, 'S');
+		e->odd = a && a[0] && !e->sized;
+		if (e->ins > e->ins_end || e->ins < cs->buf || e->ins_end > cs->buf + cs->size)
+			e->enc = -1;
+	}
+	for (h = cie_hash(key, b->cap_slots); b->cie_slot[h]; h = (h + 1) & (b->cap_slots - 1))
+		;
+	b->cie_slot[h] = (uint32_t)b->ncies + 1;
+	return (long)b->ncies++;
+}
+
+/* ---- FDEs ------------------------------------------------------------------ */
+
+static int add_range(struct builder *b, const struct fde_range *r)
 {
 	if (b->n == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 256;
-		struct fde_range *r;
+		struct fde_range *n;
 
 		if (cap > CFITAB_MAX_ROWS)
 			return -EFBIG;
-		r = realloc(b->r, cap * sizeof(*r));
-		if (!r)
+		n = realloc(b->r, cap * sizeof(*n));
+		if (!n)
 			return -ENOMEM;
-		b->r = r;
+		b->r = n;
 		b->cap = cap;
 	}
-	b->r[b->n++] = (struct fde_range){ .lo = lo, .hi = hi, .cfi = cfi, .debug = debug };
+	b->r[b->n++] = *r;
 	return 0;
 }
 
-/* List the FDEs of section SCN (.eh_frame when EH) with their ranges. */
-static int scan_fdes(struct builder *b, Elf *elf, Elf_Scn *scn, bool eh, Dwarf_CFI *cfi)
+/* List the FDEs of section SEC with their ranges and instructions. */
+static int scan_fdes(struct builder *b, Elf *elf, unsigned sec)
 {
+	const struct cfi_sec *cs = &b->sec[sec];
 	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
-	Elf_Data *data = elf_getdata(scn, NULL);
+	const uint8_t *base = cs->buf;
+	Elf_Data data = { .d_buf = (void *)cs->buf, .d_size = cs->size, .d_type = ELF_T_BYTE };
 	Dwarf_Off off = 0, next, cie_off = (Dwarf_Off)-1;
-	int enc = 0, err;
-	GElf_Shdr sh;
-	size_t guard;
+	long ci = -1;
+	size_t guard = cs->size / 4 + 1;	/* an entry takes at least 4 bytes */
+	int err;
 
-	if (!data || !data->d_buf || !gelf_getshdr(scn, &sh))
-		return 0;
-	guard = data->d_size / 4 + 1;	/* an entry takes at least 4 bytes */
 	while (guard--) {
 		Dwarf_CFI_Entry e;
 		const uint8_t *p, *end;
-		uint64_t lo, len, field;
-		int r = dwarf_next_cfi(ident, data, eh, off, &next, &e);
+		uint64_t lo, len, field, alen;
+		struct fde_range r = { .sec = (uint8_t)sec };
+		const struct cie *c;
+		int rc = dwarf_next_cfi(ident, &data, cs->eh, off, &next, &e);
 
-		if (r != 0)
+		if (rc != 0)
 			break;	/* 1: the end; -1: corrupt from here on */
 		off = next;
+		if ((err = tick(b)))
+			return err;
 		if (dwarf_cfi_cie_p(&e))
 			continue;
 		b->t->st.fdes++;
 		if (e.fde.CIE_pointer != cie_off) {
-			Dwarf_CFI_Entry c;
-			Dwarf_Off cn;
-
 			cie_off = e.fde.CIE_pointer;
-			if (dwarf_next_cfi(ident, data, eh, cie_off, &cn, &c) != 0 ||
-			    !dwarf_cfi_cie_p(&c)) {
-				enc = -1;
-			} else {
-				enc = eh ? cie_fde_encoding(&c.cie) : 0x00;
-			}
+			ci = cie_at(b, elf, sec, cie_off);
+			if (ci < 0)
+				return (int)ci;
 		}
+		c = &b->cies[ci];
 		p = e.fde.start;
 		end = e.fde.end;
-		if (enc < 0 || (enc & 0x80) || ((enc & 0x70) != 0x00 && (enc & 0x70) != 0x10) ||
-		    p < (const uint8_t *)data->d_buf || end > (const uint8_t *)data->d_buf + data->d_size) {
+		if (c->enc < 0 || (c->enc & 0x80) || ((c->enc & 0x70) != 0x00 && (c->enc & 0x70) != 0x10) ||
+		    p < base || end > base + cs->size || p > end) {
 			b->t->st.bad_fdes++;
 			continue;
 		}
-		field = sh.sh_addr + (uint64_t)(p - (const uint8_t *)data->d_buf);
-		if (read_encoded(&p, end, (unsigned)enc, &lo) ||
-		    read_encoded(&p, end, (unsigned)enc & 0x0f, &len)) {
+		field = cs->addr + (uint64_t)(p - base);
+		if (read_encoded(&p, end, (unsigned)c->enc, &lo) ||
+		    read_encoded(&p, end, (unsigned)c->enc & 0x0f, &len)) {
 			b->t->st.bad_fdes++;
 			continue;
 		}
-		if ((enc & 0x70) == 0x10)
+		if ((c->enc & 0x70) == 0x10)
 			lo += field;
 		if (!len)
 			continue;	/* an empty FDE (a discarded function) */
@@ -193,7 +387,22 @@ static int scan_fdes(struct builder *b, Elf *elf, Elf_Scn *scn, bool eh, Dwarf_C
 			b->t->st.bad_fdes++;
 			continue;
 		}
-		err = add_range(b, lo, lo + len, cfi, !eh);
+		r.lo = lo;
+		r.hi = lo + len;
+		r.cie = (uint32_t)ci;
+		/* its augmentation data, then its instructions (as libdw's
+		 * intern_fde finds them) */
+		if (c->odd) {
+			r.cie = NO_CIE;
+		} else if (c->sized) {
+			if (rd_uleb(&p, end, &alen) || alen > (uint64_t)(end - p))
+				r.cie = NO_CIE;
+			else
+				p += alen;
+		}
+		r.ins = (uint32_t)(p - base);	/* a section is under 4 GB */
+		r.len = (uint32_t)(end - p);
+		err = add_range(b, &r);
 		if (err)
 			return err;
 	}
@@ -206,10 +415,477 @@ static int cmp_range(const void *a, const void *b)
 
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
-	return x->debug - y->debug;	/* .eh_frame first */
+	return (int)x->sec - (int)y->sec;	/* .eh_frame first */
 }
 
 /* ---- rows ------------------------------------------------------------------ */
+
+static bool same_rule(const struct cfi_row *a, const struct cfi_row *b)
+{
+	return a->cfa == b->cfa && a->cfa_off == b->cfa_off && a->fp == b->fp &&
+	       a->fp_off == b->fp_off;
+}
+
+/* Append ROW for the object address PC, unless the last row says the same. */
+static int put_row(struct builder *b, uint64_t pc, const struct cfi_row *row)
+{
+	struct cfi_table *t = b->t;
+	struct cfi_row *last = t->n ? &t->rows[t->n - 1] : NULL;
+
+	if (last && same_rule(last, row))
+		return 0;
+	if (last && last->pc == (uint32_t)(pc - t->base)) {
+		*last = *row;	/* an empty row (zero length) gives way */
+		last->pc = (uint32_t)(pc - t->base);
+		if (t->n > 1 && same_rule(&t->rows[t->n - 2], last))
+			t->n--;
+		return 0;
+	}
+	if (t->n == b->cap_rows) {
+		size_t cap = b->cap_rows ? b->cap_rows * 2 : 1024;
+		struct cfi_row *r;
+
+		if (t->n >= b->max_rows)
+			return b->max_rows < CFITAB_MAX_ROWS ? -ENOSPC : -EFBIG;
+		if (cap > b->max_rows)
+			cap = b->max_rows;
+		r = realloc(t->rows, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		t->rows = r;
+		b->cap_rows = cap;
+	}
+	t->rows[t->n] = *row;
+	t->rows[t->n].pc = (uint32_t)(pc - t->base);
+	if (row->cfa == CFI_CFA_UNSUPPORTED)
+		t->st.unsupported++;
+	else if (row->fp == CFI_FP_UNKNOWN && row->cfa != CFI_CFA_END)
+		t->st.fp_unknown++;
+	t->n++;
+	return 0;
+}
+
+/* The PLT's CFA expression, RSP + N, plus 8 when (RIP & 15) >= K: its
+ * bytes exactly (DW_OP_breg7 N; DW_OP_breg16 0; DW_OP_lit15; DW_OP_and;
+ * DW_OP_litK; DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus) */
+static bool is_plt_expr(const uint8_t *p, uint64_t len, int64_t *off, int *k)
+{
+	static const uint8_t tail[] = { DW_OP_lit15, DW_OP_and, 0, DW_OP_ge, DW_OP_lit3,
+					DW_OP_shl, DW_OP_plus };
+	const uint8_t *end = p + len;
+	int64_t n, zero;
+	size_t i;
+
+	if (!len || *p++ != DW_OP_breg7 || rd_sleb(&p, end, &n) || p >= end ||
+	    *p++ != DW_OP_breg16 || rd_sleb(&p, end, &zero) || zero ||
+	    (size_t)(end - p) != sizeof(tail))
+		return false;
+	for (i = 0; i < sizeof(tail); i++)
+		if (i == 2 ? p[i] < DW_OP_lit0 || p[i] > DW_OP_lit15 : p[i] != tail[i])
+			return false;
+	*off = n;
+	*k = p[2] - DW_OP_lit0;
+	return true;
+}
+
+/* Whether the CFA expression of LEN bytes at P is one DW_OP_bregN (or
+ * DW_OP_bregx) and nothing else: register *REG plus *OFF. */
+static bool is_breg_expr(const uint8_t *p, uint64_t len, uint64_t *reg, int64_t *off)
+{
+	const uint8_t *end = p + len;
+	uint8_t op;
+
+	if (!len)
+		return false;
+	op = *p++;
+	if (op >= DW_OP_breg0 && op <= DW_OP_breg31)
+		*reg = (uint64_t)(op - DW_OP_breg0);
+	else if (op != DW_OP_bregx || rd_uleb(&p, end, reg))
+		return false;
+	return !rd_sleb(&p, end, off) && p == end;
+}
+
+/* The row state S says, CIE C's: libdw's answers as frame_row_libdw reads
+ * them, from the state directly. */
+static void state_row(const struct cie *c, const struct cfi_state *s, struct cfi_row *row)
+{
+	uint64_t reg;
+	int64_t off;
+	int k;
+
+	memset(row, 0, sizeof(*row));
+	row->cfa = CFI_CFA_UNSUPPORTED;
+	if (c->signal || c->ra != DW_REG_RA)
+		return;
+	if (s->cfa == CFA_OFF) {
+		off = (int64_t)s->cfa_off;
+		if ((s->cfa_reg != DW_REG_SP && s->cfa_reg != DW_REG_FP) || off < INT32_MIN ||
+		    off > INT32_MAX)
+			return;
+		row->cfa = s->cfa_reg == DW_REG_SP ? CFI_CFA_SP : CFI_CFA_FP;
+		row->cfa_off = (int32_t)off;
+	} else if (s->cfa == CFA_EXPR && is_breg_expr(s->expr, s->expr_len, &reg, &off)) {
+		/* an expression that is a register plus an offset */
+		if ((reg != DW_REG_SP && reg != DW_REG_FP) || off < INT32_MIN || off > INT32_MAX)
+			return;
+		row->cfa = reg == DW_REG_SP ? CFI_CFA_SP : CFI_CFA_FP;
+		row->cfa_off = (int32_t)off;
+	} else if (s->cfa == CFA_EXPR && is_plt_expr(s->expr, s->expr_len, &off, &k) && off >= 0 &&
+		   off <= INT32_MAX) {
+		row->cfa = CFI_CFA_PLT;
+		row->cfa_off = (int32_t)off;
+		row->fp_off = (int16_t)k;
+	} else {
+		return;
+	}
+	/* the return address: at CFA - 8, or undefined in the outermost frame */
+	if (s->ra == REG_UNDEF) {
+		row->cfa = CFI_CFA_END;
+		goto clean;
+	}
+	if (row->cfa == CFI_CFA_SP && s->ra == REG_IN && s->ra_v == DW_REG_DI) {
+		row->cfa = CFI_CFA_SP_RA_DI;
+	} else if (s->ra != REG_AT || s->ra_v != -8) {
+		row->cfa = CFI_CFA_UNSUPPORTED;
+		goto clean;
+	}
+	if (row->cfa == CFI_CFA_PLT)
+		return;
+	/* the caller's frame pointer */
+	if (s->fp == REG_SAME) {
+		row->fp = CFI_FP_SAME;
+	} else if (s->fp == REG_AT && s->fp_v >= INT16_MIN && s->fp_v <= INT16_MAX) {
+		row->fp = CFI_FP_AT;
+		row->fp_off = (int16_t)s->fp_v;
+	} else {
+		row->fp = CFI_FP_UNKNOWN;
+	}
+	return;
+clean:
+	row->cfa_off = 0;
+	row->fp_off = 0;
+	row->fp = CFI_FP_SAME;
+}
+
+/* The row of PC from state S (the budget of rows looked up allowing) */
+static int fde_row(struct builder *b, uint64_t pc, const struct cie *c, const struct cfi_state *s)
+{
+	struct cfi_row row;
+
+	if (!b->budget--)
+		return -EFBIG;
+	if (s) {
+		state_row(c, s, &row);
+	} else {
+		memset(&row, 0, sizeof(row));
+		row.cfa = CFI_CFA_UNSUPPORTED;	/* invalid CFI */
+	}
+	return put_row(b, pc, &row);
+}
+
+/* libdw keeps a register's value in 61 bits */
+static int64_t val61(uint64_t v)
+{
+	return (int64_t)(v << 3) >> 3;
+}
+
+/* Set register REG's rule in S (only the return address's and RBP's are
+ * kept): 0, or -1 (a register number libdw refuses) */
+static int set_reg(struct cfi_state *s, uint64_t reg, enum reg_kind kind, int64_t v)
+{
+	if (reg >= REG_LIMIT)
+		return -1;
+	if (reg == DW_REG_RA) {
+		s->ra = (uint8_t)kind;
+		s->ra_v = v;
+	} else if (reg == DW_REG_FP) {
+		s->fp = (uint8_t)kind;
+		s->fp_v = v;
+	}
+	return 0;
+}
+
+/* The rule of an expression (VALUE: val_expression) of LEN bytes at P, as
+ * dwarf_frame_register gives it: an empty one no location at all, exactly
+ * DW_OP_plus_uconst N the CFA plus N; anything else no rule followed. */
+static enum reg_kind expr_rule(const uint8_t *p, uint64_t len, bool value, int64_t *v)
+{
+	const uint8_t *end = p + len;
+	uint64_t n;
+
+	*v = 0;
+	if (!len)
+		return REG_UNDEF;
+	if (!value && *p++ == DW_OP_plus_uconst && !rd_uleb(&p, end, &n) && p == end) {
+		*v = (int64_t)n;
+		return REG_AT;
+	}
+	return REG_OTHER;
+}
+
+/* Run the CFI program [P, END) of CIE C over state S, as libdw's
+ * execute_cfi does, but once: for an FDE's range R, the row of each
+ * location is put when the program first moves past it (the state then is
+ * what dwarf_cfi_addrframe would answer for it, having run the program
+ * from its start up to there). R NULL: the CIE's initial instructions,
+ * where the location may not move. 0; 1: invalid CFI (the row where it
+ * was met put unsupported, for an FDE); or a negative errno. */
+static int run_cfi(struct builder *b, const struct cie *c, struct cfi_state *s, const uint8_t *p,
+		   const uint8_t *end, const struct fde_range *r)
+{
+	struct cfi_state saved[CFITAB_MAX_STATES];
+	unsigned depth = 0;
+	uint64_t loc = r ? r->lo : 0, pc = loc;
+	int err;
+
+	while (p < end) {
+		uint8_t op = *p++;
+		uint64_t reg, u, delta = 0;
+		int64_t sv, v;
+
+		if ((err = tick(b)))
+			return err;
+		switch (op & 0xc0) {
+		case DW_CFA_advance_loc:
+			delta = op & 0x3f;
+			goto advance;
+		case DW_CFA_offset:
+			if (rd_uleb(&p, end, &u) ||
+			    set_reg(s, op & 0x3f, REG_AT, val61(u * (uint64_t)c->data_align)))
+				goto invalid;
+			continue;
+		case DW_CFA_restore:
+			reg = op & 0x3f;
+			goto restore;
+		}
+		switch (op) {
+		case DW_CFA_nop:
+			continue;
+		case DW_CFA_set_loc: {
+			uint64_t at = c->enc < 0 ? 0 : (uint64_t)c->enc, field;
+
+			/* absptr, or relative to where it is (the FDE's own encoding) */
+			if ((at & 0x70) != 0x00 && (at & 0x70) != 0x10)
+				goto invalid;
+			field = b->sec[r ? r->sec : 0].addr + (uint64_t)(p - b->sec[r ? r->sec : 0].buf);
+			if (read_encoded(&p, end, (unsigned)at & 0x0f, &u))
+				goto invalid;
+			if ((at & 0x70) == 0x10)
+				u += field;
+			if (!r)
+				goto invalid;
+			loc = u;
+			goto moved;
+		}
+		case DW_CFA_advance_loc1:
+			if (end - p < 1)
+				goto invalid;
+			delta = p[0];
+			p += 1;
+			goto advance;
+		case DW_CFA_advance_loc2:
+			if (end - p < 2)
+				goto invalid;
+			delta = (uint64_t)p[0] | (uint64_t)p[1] << 8;
+			p += 2;
+			goto advance;
+		case DW_CFA_advance_loc4:
+			if (end - p < 4)
+				goto invalid;
+			delta = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+				(uint64_t)p[3] << 24;
+			p += 4;
+			goto advance;
+		case DW_CFA_MIPS_advance_loc8:
+			if (end - p < 8)
+				goto invalid;
+			memcpy(&delta, p, 8);
+			p += 8;
+			goto advance;
+		case DW_CFA_offset_extended:
+			if (rd_uleb(&p, end, &reg) || rd_uleb(&p, end, &u) ||
+			    set_reg(s, reg, REG_AT, val61(u * (uint64_t)c->data_align)))
+				goto invalid;
+			continue;
+		case DW_CFA_offset_extended_sf:
+			if (rd_uleb(&p, end, &reg) || rd_sleb(&p, end, &sv) ||
+			    set_reg(s, reg, REG_AT, val61((uint64_t)sv * (uint64_t)c->data_align)))
+				goto invalid;
+			continue;
+		case DW_CFA_GNU_negative_offset_extended:
+			if (rd_uleb(&p, end, &reg) || rd_uleb(&p, end, &u) ||
+			    set_reg(s, reg, REG_AT, val61((0 - u) * (uint64_t)c->data_align)))
+				goto invalid;
+			continue;
+		case DW_CFA_val_offset:
+			if (rd_uleb(&p, end, &reg) || rd_uleb(&p, end, &u) ||
+			    set_reg(s, reg, REG_OTHER, 0))
+				goto invalid;
+			continue;
+		case DW_CFA_val_offset_sf:
+			if (rd_uleb(&p, end, &reg) || rd_sleb(&p, end, &sv) ||
+			    set_reg(s, reg, REG_OTHER, 0))
+				goto invalid;
+			continue;
+		case DW_CFA_restore_extended:
+			if (rd_uleb(&p, end, &reg))
+				goto invalid;
+			goto restore;
+		case DW_CFA_undefined:
+			if (rd_uleb(&p, end, &reg) || set_reg(s, reg, REG_UNDEF, 0))
+				goto invalid;
+			continue;
+		case DW_CFA_same_value:
+			if (rd_uleb(&p, end, &reg) || set_reg(s, reg, REG_SAME, 0))
+				goto invalid;
+			continue;
+		case DW_CFA_register:
+			if (rd_uleb(&p, end, &reg) || rd_uleb(&p, end, &u) ||
+			    set_reg(s, reg, REG_IN, val61(u)))
+				goto invalid;
+			continue;
+		case DW_CFA_expression:
+		case DW_CFA_val_expression:
+			if (rd_uleb(&p, end, &reg) || rd_uleb(&p, end, &u) || u > (uint64_t)(end - p))
+				goto invalid;
+			if (set_reg(s, reg, expr_rule(p, u, op == DW_CFA_val_expression, &v), 0))
+				goto invalid;
+			if (reg == DW_REG_RA)
+				s->ra_v = v;
+			else if (reg == DW_REG_FP)
+				s->fp_v = v;
+			p += u;
+			continue;
+		case DW_CFA_remember_state:
+			if (depth == CFITAB_MAX_STATES)
+				goto invalid;
+			saved[depth++] = *s;
+			continue;
+		case DW_CFA_restore_state:
+			if (!depth)
+				goto invalid;
+			*s = saved[--depth];
+			continue;
+		case DW_CFA_def_cfa:
+			if (rd_uleb(&p, end, &reg) || rd_uleb(&p, end, &u))
+				goto invalid;
+			s->cfa = CFA_OFF;
+			s->cfa_reg = reg;
+			s->cfa_off = u;
+			continue;
+		case DW_CFA_def_cfa_sf:
+			if (rd_uleb(&p, end, &reg) || rd_sleb(&p, end, &sv))
+				goto invalid;
+			s->cfa = CFA_OFF;
+			s->cfa_reg = reg;
+			s->cfa_off = (uint64_t)sv * (uint64_t)c->data_align;
+			continue;
+		case DW_CFA_def_cfa_register:
+			if (rd_uleb(&p, end, &reg))
+				goto invalid;
+			if (s->cfa != CFA_OFF)
+				s->cfa = CFA_INVALID;
+			s->cfa_reg = reg;
+			continue;
+		case DW_CFA_def_cfa_offset:
+			if (rd_uleb(&p, end, &u))
+				goto invalid;
+			if (s->cfa != CFA_OFF)
+				s->cfa = CFA_INVALID;
+			s->cfa_off = u;
+			continue;
+		case DW_CFA_def_cfa_offset_sf:
+			if (rd_sleb(&p, end, &sv))
+				goto invalid;
+			if (s->cfa != CFA_OFF)
+				s->cfa = CFA_INVALID;
+			s->cfa_off = (uint64_t)sv * (uint64_t)c->data_align;
+			continue;
+		case DW_CFA_def_cfa_expression:
+			if (rd_uleb(&p, end, &u) || u > (uint64_t)(end - p))
+				goto invalid;
+			s->cfa = CFA_EXPR;
+			s->expr = p;
+			s->expr_len = u;
+			p += u;
+			continue;
+		case DW_CFA_GNU_args_size:
+			if (rd_uleb(&p, end, &u))
+				goto invalid;
+			continue;
+		case DW_CFA_GNU_window_save:
+			/* SPARC's shorthand, for x86-64 too: registers 16 to 31
+			 * saved at CFA + 8 * (n - 16), the return address at CFA */
+			s->ra = REG_AT;
+			s->ra_v = 0;
+			continue;
+		default:
+			goto invalid;
+		}
+restore:
+		/* the CIE's rule for it; not in the CIE's own instructions */
+		if (!r || reg >= REG_LIMIT)
+			goto invalid;
+		if (reg == DW_REG_RA) {
+			s->ra = c->state.ra;
+			s->ra_v = c->state.ra_v;
+		} else if (reg == DW_REG_FP) {
+			s->fp = c->state.fp;
+			s->fp_v = c->state.fp_v;
+		}
+		continue;
+advance:
+		loc += delta * c->code_align;
+moved:
+		if (!r)
+			goto invalid;	/* a row in a CIE */
+		if (loc > pc) {
+			/* past the row of PC: its state is complete */
+			err = fde_row(b, pc, c, s);
+			if (err || loc >= r->hi)
+				return err;
+			pc = loc;
+		}
+	}
+	/* the end of the program: the last row runs to the end of the range */
+	return r ? fde_row(b, pc, c, s) : 0;
+invalid:
+	if (!r)
+		return 1;
+	err = fde_row(b, pc, c, NULL);
+	return err ? err : 1;
+}
+
+/* The rows of one FDE's range R, its program run once */
+static int range_rows(struct builder *b, const struct fde_range *r)
+{
+	const struct cfi_sec *cs = &b->sec[r->sec];
+	struct cie *c = r->cie == NO_CIE ? NULL : &b->cies[r->cie];
+	struct cfi_state s;
+	int err;
+
+	if (c && !c->init) {
+		/* the ABI's initial rules (libdw's x86-64 backend): the CFA
+		 * undefined, the return address and RBP the same value */
+		memset(&c->state, 0, sizeof(c->state));
+		c->state.cfa = CFA_UNDEF;
+		c->state.ra = REG_SAME;
+		c->state.fp = REG_SAME;
+		err = run_cfi(b, c, &c->state, c->ins, c->ins_end, NULL);
+		if (err < 0)
+			return err;
+		c->init = err ? -1 : 1;
+	}
+	if (!c || c->init < 0) {
+		err = fde_row(b, r->lo, c, NULL);
+		return err;
+	}
+	s = c->state;
+	err = run_cfi(b, c, &s, cs->buf + r->ins, cs->buf + r->ins + r->len, r);
+	return err < 0 ? err : 0;
+}
+
+/* ---- rows by libdw: the reference ------------------------------------------ */
 
 static bool is_cfa_plus(const Dwarf_Op *ops, size_t n, int64_t *off)
 {
@@ -247,9 +923,9 @@ static bool is_reg(const Dwarf_Op *o, size_t n, uint64_t reg)
 	return o[0].atom == DW_OP_reg0 + reg;
 }
 
-static void frame_row(Dwarf_Frame *f, int ra, bool signal, struct cfi_row *row)
+static void frame_row_libdw(Dwarf_Frame *f, int ra, bool signal, struct cfi_row *row)
 {
-	Dwarf_Op mem[3], *ops;
+	Dwarf_Op mem[3], *ops = NULL;
 	size_t n;
 	int64_t off;
 	int k;
@@ -275,7 +951,6 @@ static void frame_row(Dwarf_Frame *f, int ra, bool signal, struct cfi_row *row)
 	} else {
 		return;
 	}
-	/* the return address: at CFA - 8, or undefined in the outermost frame */
 	if (dwarf_frame_register(f, DW_REG_RA, mem, &ops, &n)) {
 		row->cfa = CFI_CFA_UNSUPPORTED;
 		goto clean;
@@ -292,7 +967,6 @@ static void frame_row(Dwarf_Frame *f, int ra, bool signal, struct cfi_row *row)
 	}
 	if (row->cfa == CFI_CFA_PLT)
 		return;
-	/* the caller's frame pointer */
 	if (dwarf_frame_register(f, DW_REG_FP, mem, &ops, &n)) {
 		row->fp = CFI_FP_UNKNOWN;
 	} else if (n == 0) {
@@ -310,66 +984,26 @@ clean:
 	row->fp = CFI_FP_SAME;
 }
 
-static bool same_rule(const struct cfi_row *a, const struct cfi_row *b)
+/* The rows of R, one dwarf_cfi_addrframe each (which runs the FDE's
+ * program from its start to the row) */
+static int range_rows_libdw(struct builder *b, const struct fde_range *r)
 {
-	return a->cfa == b->cfa && a->cfa_off == b->cfa_off && a->fp == b->fp &&
-	       a->fp_off == b->fp_off;
-}
-
-/* Append ROW for the object address PC, unless the last row says the same. */
-static int put_row(struct builder *b, uint64_t pc, const struct cfi_row *row)
-{
-	struct cfi_table *t = b->t;
-	struct cfi_row *last = t->n ? &t->rows[t->n - 1] : NULL;
-
-	if (last && same_rule(last, row))
-		return 0;
-	if (last && last->pc == (uint32_t)(pc - t->base)) {
-		*last = *row;	/* an empty row (zero length) gives way */
-		last->pc = (uint32_t)(pc - t->base);
-		if (t->n > 1 && same_rule(&t->rows[t->n - 2], last))
-			t->n--;
-		return 0;
-	}
-	if (t->n == b->cap_rows) {
-		size_t cap = b->cap_rows ? b->cap_rows * 2 : 1024;
-		struct cfi_row *r;
-
-		if (t->n >= CFITAB_MAX_ROWS)
-			return -EFBIG;
-		if (cap > CFITAB_MAX_ROWS)
-			cap = CFITAB_MAX_ROWS;
-		r = realloc(t->rows, cap * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		t->rows = r;
-		b->cap_rows = cap;
-	}
-	t->rows[t->n] = *row;
-	t->rows[t->n].pc = (uint32_t)(pc - t->base);
-	if (row->cfa == CFI_CFA_UNSUPPORTED)
-		t->st.unsupported++;
-	else if (row->fp == CFI_FP_UNKNOWN && row->cfa != CFI_CFA_END)
-		t->st.fp_unknown++;
-	t->n++;
-	return 0;
-}
-
-/* The rows of one FDE's range R. */
-static int range_rows(struct builder *b, const struct fde_range *r, size_t *budget)
-{
+	Dwarf_CFI *cfi = b->sec[r->sec].cfi;
 	uint64_t pc = r->lo;
+	int err;
 
 	while (pc < r->hi) {
 		Dwarf_Frame *f = NULL;
 		Dwarf_Addr start, end;
 		struct cfi_row row;
 		bool signal = false;
-		int ra, err;
+		int ra;
 
-		if (!(*budget)--)
+		if ((err = limits_check(b)))
+			return err;
+		if (!b->budget--)
 			return -EFBIG;
-		if (dwarf_cfi_addrframe(r->cfi, pc, &f) || !f) {
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc, &f) || !f) {
 			memset(&row, 0, sizeof(row));
 			row.cfa = CFI_CFA_UNSUPPORTED;
 			err = put_row(b, pc, &row);
@@ -377,7 +1011,7 @@ static int range_rows(struct builder *b, const struct fde_range *r, size_t *budg
 			return err;
 		}
 		ra = dwarf_frame_info(f, &start, &end, &signal);
-		frame_row(f, ra, signal, &row);
+		frame_row_libdw(f, ra, signal, &row);
 		free(f);
 		err = put_row(b, pc, &row);
 		if (err)
@@ -388,6 +1022,8 @@ static int range_rows(struct builder *b, const struct fde_range *r, size_t *budg
 	}
 	return 0;
 }
+
+/* ---- the table ------------------------------------------------------------- */
 
 static Elf_Scn *find_section(Elf *elf, const char *want)
 {
@@ -409,6 +1045,36 @@ static Elf_Scn *find_section(Elf *elf, const char *want)
 	return NULL;
 }
 
+/* Section SCN's bytes into CS (a compressed one uncompressed, within
+ * CFITAB_MAX_SECTION): 0, 1 (nothing to read), or -EFBIG. */
+static int read_section(Elf_Scn *scn, struct cfi_sec *cs)
+{
+	Elf_Data *data;
+	GElf_Shdr sh;
+
+	if (!gelf_getshdr(scn, &sh))
+		return 1;
+	if (sh.sh_flags & SHF_COMPRESSED) {
+		GElf_Chdr ch;
+
+		if (!gelf_getchdr(scn, &ch))
+			return 1;
+		if (ch.ch_size > CFITAB_MAX_SECTION)
+			return -EFBIG;
+		if (elf_compress(scn, 0, 0) < 0 || !gelf_getshdr(scn, &sh))
+			return 1;
+	}
+	if (sh.sh_size > CFITAB_MAX_SECTION)
+		return -EFBIG;
+	data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf || !data->d_size || data->d_size > CFITAB_MAX_SECTION)
+		return 1;
+	cs->buf = data->d_buf;
+	cs->size = data->d_size;
+	cs->addr = sh.sh_addr;
+	return 0;
+}
+
 void cfitab__free(struct cfi_table *t)
 {
 	if (t->map)
@@ -418,37 +1084,55 @@ void cfitab__free(struct cfi_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int cfitab__build_elf(Elf *elf, uint64_t fsize, struct cfi_table *t)
+int cfitab__build_elf_within(Elf *elf, uint64_t fsize, const struct cfitab_limits *lim,
+			     struct cfi_table *t)
 {
-	struct builder b = { .t = t };
-	Dwarf_CFI *eh = NULL, *dbg_cfi = NULL;
+	struct builder b = { .t = t, .lim = lim, .budget = (size_t)CFITAB_MAX_ROWS * 4 };
+	bool libdw = lim && lim->libdw;
 	Dwarf *dbg = NULL;
 	Elf_Scn *scn;
 	GElf_Ehdr eh_hdr;
 	uint64_t hi = 0;
-	size_t i, kept = 0, budget = (size_t)CFITAB_MAX_ROWS * 4;
-	int err = 0;
+	size_t i, kept = 0;
+	int err = 0, rc;
 
 	memset(t, 0, sizeof(*t));
+	b.max_rows = lim && lim->max_rows && lim->max_rows < CFITAB_MAX_ROWS ? lim->max_rows
+									: CFITAB_MAX_ROWS;
 	if (!gelf_getehdr(elf, &eh_hdr))
 		return -ENOEXEC;
 	if (eh_hdr.e_machine != EM_X86_64 || eh_hdr.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh_hdr.e_ident[EI_DATA] != ELFDATA2LSB)
 		return -ENOTSUP;
 	(void)fsize;	/* elfsym__begin checked the headers against it */
+	if ((err = limits_check(&b)))
+		return err;
+	b.sec[0].eh = true;
 	scn = find_section(elf, ".eh_frame");
 	if (scn) {
-		eh = dwarf_getcfi_elf(elf);
-		if (eh)
-			err = scan_fdes(&b, elf, scn, true, eh);
+		rc = read_section(scn, &b.sec[0]);
+		if (rc < 0) {
+			err = rc;
+			goto out;
+		}
+		if (libdw && !rc)
+			b.sec[0].cfi = dwarf_getcfi_elf(elf);
+		if (!rc && (!libdw || b.sec[0].cfi))
+			err = scan_fdes(&b, elf, 0);
 	}
 	scn = find_section(elf, ".debug_frame");
 	if (!err && scn) {
-		dbg = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-		dbg_cfi = dbg ? dwarf_getcfi(dbg) : NULL;
-		if (dbg_cfi) {
+		if (libdw) {
+			/* libdw's own reading (it uncompresses the section) */
+			dbg = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+			b.sec[1].cfi = dbg ? dwarf_getcfi(dbg) : NULL;
+		}
+		rc = read_section(scn, &b.sec[1]);
+		if (rc < 0)
+			err = rc;
+		else if (!rc && (!libdw || b.sec[1].cfi)) {
 			t->st.debug_frame = 1;
-			err = scan_fdes(&b, elf, scn, false, dbg_cfi);
+			err = scan_fdes(&b, elf, 1);
 		}
 	}
 	if (err)
@@ -461,7 +1145,7 @@ int cfitab__build_elf(Elf *elf, uint64_t fsize, struct cfi_table *t)
 	/* drop overlaps: a .debug_frame FDE .eh_frame also has silently */
 	for (i = 0; i < b.n; i++) {
 		if (kept && b.r[i].lo < b.r[kept - 1].hi) {
-			if (!b.r[i].debug)
+			if (!b.r[i].sec)
 				t->st.bad_fdes++;
 			continue;
 		}
@@ -477,18 +1161,22 @@ int cfitab__build_elf(Elf *elf, uint64_t fsize, struct cfi_table *t)
 		goto out;
 	}
 	for (i = 0; i < b.n && !err; i++) {
-		err = range_rows(&b, &b.r[i], &budget);
+		err = libdw ? range_rows_libdw(&b, &b.r[i]) : range_rows(&b, &b.r[i]);
 		/* the gap after it, when the next FDE does not start there */
 		if (!err && (i + 1 == b.n || b.r[i + 1].lo > b.r[i].hi)) {
 			struct cfi_row none = { .cfa = CFI_CFA_NONE };
 
 			err = put_row(&b, b.r[i].hi, &none);
 		}
+		if (!err)
+			err = tick(&b);
 	}
 out:
 	free(b.r);
-	if (eh)
-		dwarf_cfi_end(eh);
+	free(b.cies);
+	free(b.cie_slot);
+	if (b.sec[0].cfi)
+		dwarf_cfi_end(b.sec[0].cfi);
 	if (dbg)
 		dwarf_end(dbg);
 	if (err)
@@ -496,7 +1184,12 @@ out:
 	return err;
 }
 
-int cfitab__build_fd(int fd, struct cfi_table *t)
+int cfitab__build_elf(Elf *elf, uint64_t fsize, struct cfi_table *t)
+{
+	return cfitab__build_elf_within(elf, fsize, NULL, t);
+}
+
+int cfitab__build_fd_within(int fd, const struct cfitab_limits *lim, struct cfi_table *t)
 {
 	uint64_t fsize;
 	Elf *elf = elfsym__begin(fd, &fsize);
@@ -505,9 +1198,14 @@ int cfitab__build_fd(int fd, struct cfi_table *t)
 	memset(t, 0, sizeof(*t));
 	if (!elf)
 		return -ENOEXEC;
-	err = cfitab__build_elf(elf, fsize, t);
+	err = cfitab__build_elf_within(elf, fsize, lim, t);
 	elf_end(elf);
 	return err;
+}
+
+int cfitab__build_fd(int fd, struct cfi_table *t)
+{
+	return cfitab__build_fd_within(fd, NULL, t);
 }
 
 const struct cfi_row *cfitab__find(const struct cfi_table *t, uint64_t addr)

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Unwind tables: the call frame information (.eh_frame, and .debug_frame
  * where present) of one x86-64 ELF object compiled into a sorted array of
- * rows a BPF program can binary-search. libdw (dwarf_cfi_addrframe) runs
- * the CFI programs; this file only lists the FDEs' address ranges and
- * keeps, for each range of PCs, how to find the caller's frame:
+ * rows a BPF program can binary-search. The FDEs' address ranges are
+ * listed, and each FDE's CFI program (after its CIE's initial
+ * instructions) is run once, from start to end, by the interpreter here:
+ * every advance of the location closes a row. For each range of PCs the
+ * row keeps how to find the caller's frame:
  *
  *   CFA = SP + cfa_off or FP + cfa_off (or the PLT rule below);
  *   the return address at CFA - 8 (always, on x86-64);
@@ -11,13 +13,17 @@
  *
  * Anything else (a CFA expression other than the PLT's, a register saved
  * in another register, a signal frame) is marked unsupported, so that the
- * walker stops there or falls back to frame pointers. The file is the
- * app's: every count and offset is checked against the section holding it
- * and the table's size is bounded. */
+ * walker stops there or falls back to frame pointers. The rules are
+ * libdw's (elfutils 0.188: dwarf_cfi_addrframe, dwarf_frame_cfa,
+ * dwarf_frame_register), which test_cfitab_libdw checks row for row on real
+ * objects. The file is the app's: every count and offset is checked
+ * against the section holding it, the table's size is bounded, and a build
+ * gives up at a deadline or when asked to stop (struct cfitab_limits). */
 #ifndef SIDESCOPE_CFITAB_H
 #define SIDESCOPE_CFITAB_H
 
 #include <gelf.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -75,13 +81,38 @@ struct cfi_table {
 
 /* At most this many rows an object (12 bytes each); more is -EFBIG. */
 #define CFITAB_MAX_ROWS (4u << 20)
+/* A CFI section of more bytes than this (uncompressed) is -EFBIG: ten
+ * times the largest seen (libLLVM, 1.4 million rows from 27 MB) */
+#define CFITAB_MAX_SECTION (256u << 20)
+/* remember_state nested deeper than this is corrupt CFI (compilers nest
+ * one or two) */
+#define CFITAB_MAX_STATES 32
 
-/* Build T from ELF (an x86-64 object of FSIZE bytes, from elfsym__begin).
- * 0, or -ENOENT (no CFI at all), -ENOTSUP (not x86-64 little-endian),
- * -EFBIG (too many rows, or code spread over more than 4 GB), -ENOMEM,
- * -ENOEXEC (corrupt). T is empty on error. */
-int cfitab__build_elf(Elf *elf, uint64_t fsize, struct cfi_table *t);
+/* What one build may spend (the file is the app's): NULL, or zeroes, for
+ * no limit but CFITAB_MAX_ROWS. */
+struct cfitab_limits {
+	size_t max_rows;	/* rows at most (0: CFITAB_MAX_ROWS); more: -ENOSPC */
+	uint64_t deadline_ns;	/* CLOCK_MONOTONIC; past it: -ETIMEDOUT (0: none) */
+	const volatile sig_atomic_t *stop;	/* set: -EINTR (NULL: none) */
+	/* the rows asked of libdw instead, one dwarf_cfi_addrframe a row
+	 * (each replays the FDE from its start: quadratic in its length):
+	 * the reference test_cfitab_libdw compares the interpreter with, and
+	 * nothing else */
+	int libdw;
+};
+
+/* Build T from ELF (an x86-64 object of FSIZE bytes, from elfsym__begin)
+ * within LIM (NULL: no limits). 0, or -ENOENT (no CFI at all), -ENOTSUP
+ * (not x86-64 little-endian), -EFBIG (too many rows or CIEs, too large a
+ * section, or code spread over more than 4 GB), -ENOSPC (more rows than
+ * LIM's max_rows), -ETIMEDOUT (past the deadline), -EINTR (asked to
+ * stop), -ENOMEM, -ENOEXEC (corrupt). T is empty on error. */
+int cfitab__build_elf_within(Elf *elf, uint64_t fsize, const struct cfitab_limits *lim,
+			     struct cfi_table *t);
 /* The same over the ELF file open at FD (read with pread, never mapped). */
+int cfitab__build_fd_within(int fd, const struct cfitab_limits *lim, struct cfi_table *t);
+/* The two without limits (trusted files, tests). */
+int cfitab__build_elf(Elf *elf, uint64_t fsize, struct cfi_table *t);
 int cfitab__build_fd(int fd, struct cfi_table *t);
 void cfitab__free(struct cfi_table *t);
 

@@ -1297,6 +1297,9 @@ static void report_unwind(struct profiler *pr)
 	if (st.files_cut)
 		p_debug("unwind tables left out: %zu objects whose tables were still to be built "
 			"when the capture ended", st.files_cut);
+	if (st.maps_deferred)
+		p_debug("%zu looks at a process's mappings put off: reading its maps took long "
+			"(read again after %d times that)", st.maps_deferred, UW_MAPS_COST_FACTOR);
 }
 
 /* What the capture missed, said once it is over; its metadata into the

@@ -85,7 +85,10 @@ struct uw_proc {
 	uint64_t held;		/* rows charged to it: the tables it first
 				 * needed, with their index */
 	uint64_t build_ns;	/* time spent building (reading) them */
+	uint64_t maps_next_ns;	/* now_ns() before which its maps are not
+				 * read again (UW_MAPS_COST_FACTOR) */
 };
+
 
 /* One row map of unwind_rows */
 struct uw_shard {
@@ -745,9 +748,15 @@ static int add_proc(struct unwinder *u, pid_t pid, bool keep)
 	size_t i;
 	int j, fd = -1, err;
 
+	uint64_t t0 = now_ns();
+
 	for (i = 0; i < u->nprocs; i++)
 		if (u->procs[i].pid == pid)
 			p = &u->procs[i];
+	if (p && t0 < p->maps_next_ns) {
+		u->st.maps_deferred++;
+		return 0;
+	}
 	/* a target is looked at again and again (unwinder__watch): through a descriptor
 	 * kept open (no open, no path walk in /proc each time); any process's
 	 * mappings are parsed only when the text changed */
@@ -777,6 +786,8 @@ static int add_proc(struct unwinder *u, pid_t pid, bool keep)
 		}
 		errno = err;
 	}
+	if (p)
+		p->maps_next_ns = now_ns() + (now_ns() - t0) * UW_MAPS_COST_FACTOR;
 	if (!maps) {
 		err = errno;
 		if (!p && fd >= 0)

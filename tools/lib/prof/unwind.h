@@ -56,6 +56,8 @@ struct unwinder_stats {
 	size_t files_cut;	/* objects left out: the capture ended (its
 				 * end, or a signal) while they were built */
 	size_t maps_cut;	/* mappings past UNWIND_MAX_MAPS in a process */
+	size_t maps_deferred;	/* looks at a process's maps put off: its last
+				 * read took long (UW_MAPS_COST_FACTOR) */
 	uint64_t rows;		/* loaded */
 	uint64_t alloc_rows;	/* in the row maps made */
 	uint64_t max_rows;	/* the budget */
@@ -66,6 +68,13 @@ struct unwinder_stats {
 	size_t cached;		/* objects whose table came from the cache */
 	double build_ms;	/* building (or reading) the tables, in all */
 };
+
+/* A process's maps are read again at most once in this many times what
+ * the last read took: the app chooses that time (60,000 mappings with
+ * long paths: a second a read), and asks for reads (each walk that meets
+ * an unknown mapping), so that reading its maps takes a tenth of the
+ * capture at most. */
+#define UW_MAPS_COST_FACTOR 10
 
 /* A row map holds this many rows at least (512 KB), a larger table its own */
 #define UNWIND_SHARD_ROWS (1u << 16)

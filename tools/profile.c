@@ -1125,7 +1125,10 @@ static int run_capture(struct profiler *pr, uint64_t t0)
 		}
 		/* processes first sampled: watched within milliseconds, while
 		 * they live (a signal ends the wait early); else asleep until
-		 * the next of the above is due */
+		 * the next of the above is due. A signal that came during the
+		 * work above would not end the wait: the loop ends now */
+		if (run__stop)
+			break;
 		err = capture__poll(&pr->c, poll_ms(pr, now, t0, last_drain, last_unwind, adapt || tty));
 		if (err < 0 && err != -EINTR) {
 			p_err("cannot read the BPF ring buffer: %s", strerror(-err));

@@ -13,12 +13,14 @@
 #include <unistd.h>
 
 #include "core/appfile.h"
+#include "sym/budget.h"
 #include "sym/dwline.h"
 #include "sym/demangle.h"
 #include "sym/elfsym.h"
 #include "core/escape.h"
 #include "core/hash.h"
 #include "core/log.h"
+#include "core/run.h"
 #include "core/util.h"
 
 #define DW_FILE_MAX	(128ull << 20)	/* one file's debug sections, decompressed */
@@ -26,8 +28,10 @@
 #define DW_MAX_UNITS	200000
 #define DW_MAX_RANGES	(4u << 20)
 #define DW_LINE_PROG_MAX (2u << 20)	/* one unit's line program */
-#define DW_MAX_FDS	256
+#define DW_MAX_FDS	256		/* descriptors held by all the dwlines */
 #define DW_NAME_MAX	1024		/* longer names are cut with "..." */
+#define DW_ALTLINK_MAX	4096		/* .gnu_debugaltlink: a file name and an id */
+#define DW_LOAD_NS	(2000ull * 1000 * 1000)	/* one file's DWARF loaded and indexed */
 
 struct dw_range {
 	uint64_t lo, hi;
@@ -48,15 +52,14 @@ struct dw_hit {
 };
 
 struct dwline {
-	int fd;				/* the file with the DWARF */
-	char *path;			/* its path, for a supplementary file's name */
-	char *root;			/* the debug root ("" or /proc/PID/root) */
+	int fd;				/* the file with the DWARF, -1 once released */
+	int alt_fd;			/* its dwz supplementary file, found with it, or -1 */
+	char *path;			/* its path inside the process's root, for messages */
 	dwline_intern_fn intern;
 	void *ictx;
 	/* while loaded */
 	Elf *elf, *alt_elf;
 	Dwarf *dbg, *alt;
-	int alt_fd;
 	Elf_Scn *line_scn;		/* .debug_line, for the units' program sizes */
 	uint64_t bytes;			/* debug data held */
 	struct dw_range *ranges;
@@ -76,6 +79,8 @@ static struct dwline **all;
 static size_t nall, all_cap;
 static uint64_t held, tick, budget = DW_HELD_MAX;
 static unsigned int fds_held;
+/* lookups not made: a stop was asked and its time is over */
+static size_t left_out;
 
 void dwline__set_budget(uint64_t bytes)
 {
@@ -216,58 +221,169 @@ static int scan_sections(Elf *elf, uint64_t fsize, bool deep, struct dw_scan *sc
 	return 0;
 }
 
-/* elfsym_debug_fn: a debug file with line tables. CTX gets its path. */
-static int take_dwarf(int fd, Elf *elf, uint64_t fsize, const char *path, void *ctx)
-{
-	struct dw_scan sc;
+/* What dwline__new found: the file with the DWARF (its path inside the
+ * root) and the supplementary file it names, if any. */
+struct dw_found {
+	char path[PATH_MAX];
+	char altname[PATH_MAX];		/* "" when it names none */
+	char alt_id[2 * 64 + 1];	/* the supplementary file's build id, hex */
+};
 
-	if (scan_sections(elf, fsize, false, &sc) || !sc.line || !sc.info)
-		return -ENOENT;
-	snprintf(ctx, PATH_MAX, "%s", path);
+/* The supplementary file ELF (FSIZE bytes) names in .gnu_debugaltlink
+ * into F: 0, or -ENOEXEC when that section is malformed. */
+static int read_altlink(Elf *elf, uint64_t fsize, struct dw_found *f)
+{
+	Elf_Scn *scn = NULL, *strs;
+	size_t shstrndx, i, len;
+	const char *b, *nul;
+	GElf_Shdr sh;
+	Elf_Data *data;
+
+	f->altname[0] = f->alt_id[0] = '\0';
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return -ENOEXEC;
+	strs = elf_getscn(elf, shstrndx);
+	if (!strs || !gelf_getshdr(strs, &sh) || sh.sh_type == SHT_NOBITS ||
+	    sh.sh_size > DW_FILE_MAX || sh.sh_offset > fsize || sh.sh_size > fsize - sh.sh_offset)
+		return -ENOEXEC;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".gnu_debugaltlink"))
+			continue;
+		if (sh.sh_size > DW_ALTLINK_MAX || sh.sh_offset > fsize ||
+		    sh.sh_size > fsize - sh.sh_offset || !(data = elf_getdata(scn, NULL)) ||
+		    !data->d_buf || !data->d_size)
+			return -ENOEXEC;
+		b = data->d_buf;
+		nul = memchr(b, '\0', data->d_size);
+		len = nul ? data->d_size - (size_t)(nul + 1 - b) : 0;
+		if (!nul || nul == b || (size_t)(nul - b) >= sizeof(f->altname) || len < 3 ||
+		    len > 64)
+			return -ENOEXEC;
+		memcpy(f->altname, b, (size_t)(nul - b) + 1);
+		for (i = 0; i < len; i++)
+			sprintf(f->alt_id + 2 * i, "%02x", (unsigned char)nul[1 + i]);
+		return 0;
+	}
 	return 0;
 }
 
-static int fd_has_dwarf(int fd)
+/* Whether ELF (FSIZE bytes) has line tables; F gets what it links to. */
+static bool has_dwarf(Elf *elf, uint64_t fsize, struct dw_found *f)
 {
 	struct dw_scan sc;
+
+	return !scan_sections(elf, fsize, false, &sc) && sc.line && sc.info &&
+	       !read_altlink(elf, fsize, f);
+}
+
+/* elfsym_debug_fn: a debug file with line tables. CTX (a dw_found) gets
+ * its path and what it links to. */
+static int take_dwarf(int fd, Elf *elf, uint64_t fsize, const char *path, void *ctx)
+{
+	struct dw_found *f = ctx;
+
+	if (!has_dwarf(elf, fsize, f))
+		return -ENOENT;
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	return 0;
+}
+
+static bool fd_has_dwarf(int fd, struct dw_found *f)
+{
 	uint64_t fsize;
 	Elf *elf = elfsym__begin(fd, &fsize);
-	int ok;
+	bool ok;
 
 	if (!elf)
-		return 0;
-	ok = !scan_sections(elf, fsize, false, &sc) && sc.line && sc.info;
+		return false;
+	ok = has_dwarf(elf, fsize, f);
 	elf_end(elf);
 	return ok;
 }
 
-struct dwline *dwline__new(int fd, const char *path, const char *debug_root,
-			   const char *build_id, const char *debuglink,
-			   dwline_intern_fn intern, void *ctx)
+/* Whether the ELF file at FD has the build id ID (hex). */
+static bool fd_has_build_id(int fd, const char *id)
 {
-	char dpath[PATH_MAX];
-	struct dwline *d = NULL;
-	int dfd = -1, err;
+	char got[2 * 64 + 1];
+	uint64_t fsize;
+	Elf *elf = elfsym__begin(fd, &fsize);
+	bool ok;
 
-	if (fds_held >= DW_MAX_FDS) {
-		errno = EMFILE;
-		return NULL;
+	if (!elf)
+		return false;
+	ok = !elfsym__elf_build_id(elf, fsize, got, sizeof(got)) && !strcmp(got, id);
+	elf_end(elf);
+	return ok;
+}
+
+/* The dwz supplementary file F names, inside ROOTFD: by its build id under
+ * /usr/lib/debug/.build-id, else by its name (absolute: in the root;
+ * relative: beside the file that names it). Its descriptor, or -1. Found
+ * now, while the process whose root this is lives: a load later looks in
+ * no root. */
+static int find_alt(int rootfd, const struct dw_found *f)
+{
+	char path[2 * PATH_MAX + 64];
+	const char *slash;
+	int k, fd;
+
+	if (rootfd < 0)
+		return -1;
+	for (k = 0; k < 2; k++) {
+		if (k == 0) {
+			snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+				 f->alt_id, f->alt_id + 2);
+		} else if (f->altname[0] == '/') {
+			snprintf(path, sizeof(path), "%s", f->altname);
+		} else {
+			slash = strrchr(f->path, '/');
+			snprintf(path, sizeof(path), "%.*s/%s", slash ? (int)(slash - f->path) : 0,
+				 f->path, f->altname);
+		}
+		fd = appfile__open_in_root(rootfd, path, 0, NULL);
+		if (fd < 0)
+			continue;
+		if (fd_has_build_id(fd, f->alt_id))
+			return fd;
+		close(fd);
 	}
-	debug_root = debug_root ? debug_root : "";
-	if (fd_has_dwarf(fd)) {
+	return -1;
+}
+
+struct dwline *dwline__new(int fd, int rootfd, const char *rel, const struct elf_syms *syms,
+			   const struct budget *time, dwline_intern_fn intern, void *ctx)
+{
+	struct dw_found *f = calloc(1, sizeof(*f));
+	struct dwline *d = NULL;
+	int dfd = -1, alt = -1, err = -ENOMEM;
+
+	if (!f)
+		return NULL;
+	if (fds_held + 2 > DW_MAX_FDS) {
+		err = -EMFILE;
+		goto fail;
+	}
+	if (fd_has_dwarf(fd, f)) {
 		dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-		if (dfd < 0)
-			return NULL;
-		snprintf(dpath, sizeof(dpath), "%s", path);
-	} else {
-		dfd = elfsym__find_debug_file(path, debug_root, build_id, debuglink, take_dwarf,
-					      dpath);
 		if (dfd < 0) {
-			errno = ENOENT;
-			return NULL;
+			err = -errno;
+			goto fail;
+		}
+		snprintf(f->path, sizeof(f->path), "%s", rel ? rel : "");
+	} else {
+		dfd = elfsym__find_debug_in(rootfd, rel, syms, take_dwarf, f, time);
+		if (dfd < 0) {
+			err = dfd == -ETIME ? -ETIME : -ENOENT;
+			goto fail;
 		}
 	}
-	err = -ENOMEM;
+	if (f->altname[0])
+		alt = find_alt(rootfd, f);	/* -1: said when the lines are asked for */
 	if (nall == all_cap) {
 		size_t ncap = all_cap ? all_cap * 2 : 64;
 		struct dwline **n = realloc(all, ncap * sizeof(*n));
@@ -281,23 +397,25 @@ struct dwline *dwline__new(int fd, const char *path, const char *debug_root,
 	if (!d)
 		goto fail;
 	d->fd = dfd;
-	d->alt_fd = -1;
-	d->path = strdup(dpath);
-	d->root = strdup(debug_root);
+	d->alt_fd = alt;
+	d->path = strdup(f->path);
 	d->intern = intern;
 	d->ictx = ctx;
-	if (!d->path || !d->root)
+	if (!d->path)
 		goto fail;
 	all[nall++] = d;
-	fds_held++;
+	fds_held += 1 + (alt >= 0);
+	free(f);
 	return d;
 fail:
-	if (d) {
+	if (d)
 		free(d->path);
-		free(d->root);
-		free(d);
-	}
-	close(dfd);
+	free(d);
+	free(f);
+	if (dfd >= 0)
+		close(dfd);
+	if (alt >= 0)
+		close(alt);
 	errno = -err;
 	return NULL;
 }
@@ -312,12 +430,9 @@ static void unload(struct dwline *d)
 		elf_end(d->elf);
 	if (d->alt_elf)
 		elf_end(d->alt_elf);
-	if (d->alt_fd >= 0)
-		close(d->alt_fd);
 	held -= d->bytes;
 	d->dbg = d->alt = NULL;
 	d->elf = d->alt_elf = NULL;
-	d->alt_fd = -1;
 	d->line_scn = NULL;
 	d->bytes = 0;
 	free(d->ranges);
@@ -327,13 +442,29 @@ static void unload(struct dwline *d)
 	d->nranges = d->nunits = 0;
 }
 
+void dwline__release(struct dwline *d)
+{
+	if (!d || d->fd < 0)
+		return;
+	unload(d);
+	d->failed = true;
+	close(d->fd);
+	d->fd = -1;
+	fds_held--;
+	if (d->alt_fd >= 0) {
+		close(d->alt_fd);
+		d->alt_fd = -1;
+		fds_held--;
+	}
+}
+
 void dwline__free(struct dwline *d)
 {
 	size_t i;
 
 	if (!d)
 		return;
-	unload(d);
+	dwline__release(d);
 	for (i = 0; i < nall; i++)
 		if (all[i] == d) {
 			all[i] = all[--nall];
@@ -347,10 +478,7 @@ void dwline__free(struct dwline *d)
 	for (i = 0; i < d->hits_cap; i++)
 		free(d->hits[i].lines);
 	free(d->hits);
-	close(d->fd);
-	fds_held--;
 	free(d->path);
-	free(d->root);
 	free(d);
 }
 
@@ -408,59 +536,30 @@ static Dwarf *begin_dwarf(int fd, Elf **elfp, struct dw_scan *sc, const struct d
 /* The dwz supplementary file SC names, found the safe way (dwline.h). */
 static int load_alt(struct dwline *d, const struct dw_scan *sc)
 {
-	char id[2 * 64 + 1], path[2 * PATH_MAX + 64], got[2 * 64 + 1];
-	const char *slash;
+	char id[2 * 64 + 1];
 	struct dw_scan asc;
 	size_t i;
-	int k, err = -ENOENT;
+	int err = -ENOENT;
 
 	for (i = 0; i < sc->alt_id_len; i++)
 		sprintf(id + 2 * i, "%02x", sc->alt_id[i]);
-	for (k = 0; k < 2 && !d->alt; k++) {
-		uint64_t fsize;
-		Elf *probe;
-		int fd;
-
-		if (k == 0) {
-			snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
-				 d->root, id, id + 2);
-		} else if (sc->altname[0] == '/') {
-			snprintf(path, sizeof(path), "%s%s", d->root, sc->altname);
-		} else {
-			slash = strrchr(d->path, '/');
-			snprintf(path, sizeof(path), "%.*s/%s", slash ? (int)(slash - d->path) : 1,
-				 slash ? d->path : ".", sc->altname);
-		}
-		fd = appfile__open(path, 0, NULL);
-		if (fd < 0)
-			continue;
-		probe = elfsym__begin(fd, &fsize);
-		if (!probe || elfsym__elf_build_id(probe, fsize, got, sizeof(got)) ||
-		    strcmp(got, id)) {
-			if (probe)
-				elf_end(probe);
-			close(fd);
-			continue;
-		}
-		elf_end(probe);
-		d->alt = begin_dwarf(fd, &d->alt_elf, &asc, d, &err);
-		if (d->alt && asc.altname) {
-			/* a supplementary file of its own: libdw would look */
-			dwarf_end(d->alt);
-			elf_end(d->alt_elf);
-			d->alt = NULL;
-			d->alt_elf = NULL;
-			err = -ENOEXEC;
-		}
-		if (!d->alt) {
-			close(fd);
-			continue;
-		}
-		d->alt_fd = fd;
-		d->bytes += asc.bytes;
-		held += asc.bytes;
+	/* the file found with the DWARF file, if it still is the one named */
+	if (d->alt_fd < 0 || !fd_has_build_id(d->alt_fd, id))
+		return -ENOENT;
+	d->alt = begin_dwarf(d->alt_fd, &d->alt_elf, &asc, d, &err);
+	if (d->alt && asc.altname) {
+		/* a supplementary file of its own: libdw would look */
+		dwarf_end(d->alt);
+		elf_end(d->alt_elf);
+		d->alt = NULL;
+		d->alt_elf = NULL;
+		err = -ENOEXEC;
 	}
-	return d->alt ? 0 : err;
+	if (!d->alt)
+		return err;
+	d->bytes += asc.bytes;
+	held += asc.bytes;
+	return 0;
 }
 
 static int cmp_range(const void *a, const void *b)
@@ -470,8 +569,9 @@ static int cmp_range(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* The units with code and their address ranges. */
-static int index_units(struct dwline *d)
+/* The units with code and their address ranges, within the time TIME
+ * gives (-ETIME). */
+static int index_units(struct dwline *d, const struct budget *time)
 {
 	Dwarf_CU *cu = NULL, *next;
 	size_t ucap = 0, rcap = 0;
@@ -483,6 +583,8 @@ static int index_units(struct dwline *d)
 		Dwarf_Addr base, lo, hi;
 		ptrdiff_t off = 0;
 
+		if (d->nunits % 256 == 255 && budget__over(time))
+			return -ETIME;
 		cu = next;
 		if (type != DW_UT_compile && type != DW_UT_skeleton)
 			continue;
@@ -525,8 +627,10 @@ static int load(struct dwline *d)
 {
 	struct dw_scan sc = { 0 };
 	char *path = NULL, *alt = NULL;
+	struct budget time;
 	int err;
 
+	budget__start(&time, DW_LOAD_NS);
 	d->dbg = begin_dwarf(d->fd, &d->elf, &sc, d, &err);
 	if (!d->dbg)
 		goto fail;
@@ -534,14 +638,17 @@ static int load(struct dwline *d)
 	held += sc.bytes;
 	d->line_scn = sc.line_scn;
 	if (sc.altname) {
+		/* the name lives in the section data unload frees */
+		alt = escape__dup(sc.altname, strlen(sc.altname), 0);
 		err = load_alt(d, &sc);
 		if (err)
 			goto fail;
 		dwarf_setalt(d->dbg, d->alt);
 	}
-	err = index_units(d);
+	err = index_units(d, &time);
 	if (err)
 		goto fail;
+	free(alt);
 	return 0;
 fail:
 	unload(d);
@@ -550,8 +657,6 @@ fail:
 		/* the paths are the app's: escaped for the terminal */
 		d->warned = true;
 		path = escape__dup(d->path, strlen(d->path), 0);
-		if (sc.altname)
-			alt = escape__dup(sc.altname, strlen(sc.altname), 0);
 		if (err == -EFBIG)
 			p_warn("no source lines from %s: its DWARF is over %llu MiB, or all loaded "
 			       "DWARF would be over %llu MiB", path ? path : "?",
@@ -560,11 +665,15 @@ fail:
 		else if (alt && err == -ENOENT)
 			p_warn("no source lines from %s: its supplementary debug file %s (dwz) was "
 			       "not found", path ? path : "?", alt);
+		else if (err == -ETIME)
+			p_warn("no source lines from %s: its DWARF took over %llu s to index%s",
+			       path ? path : "?", (unsigned long long)(DW_LOAD_NS / 1000000000ull),
+			       run__stop ? " (or the time left after the stop signal)" : "");
 		else
 			p_debug("no source lines from %s: %s", path ? path : "?", strerror(-err));
 		free(path);
-		free(alt);
 	}
+	free(alt);
 	return err == -ENOMEM ? err : 0;
 }
 
@@ -808,12 +917,22 @@ int dwline__lookup(struct dwline *d, uint64_t vaddr, const struct frame_line **o
 {
 	struct frame_line lines[FRAME_MAX_LINES];
 	struct dw_hit *h = find_hit(d, vaddr);
+	struct budget after_stop;
 	int n = 0, err;
 
 	*out = NULL;
 	if (h) {
 		*out = h->lines;
 		return (int)h->n;
+	}
+	/* once a stop is asked, the lines still to look up get its time */
+	budget__start(&after_stop, 0);
+	if (budget__over(&after_stop)) {
+		if (!left_out++)
+			p_warn("source lines of the frames still to name left out: over the "
+			       "%llu s a stop signal leaves them", (unsigned long long)
+			       (BUDGET_STOP_NS / 1000000000ull));
+		return 0;
 	}
 	d->used = ++tick;
 	if (!d->dbg && !d->failed) {

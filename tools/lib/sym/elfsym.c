@@ -16,8 +16,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "core/appfile.h"
+#include "sym/budget.h"
 #include "sym/demangle.h"
 #include "sym/elfsym.h"
 #include "core/util.h"
@@ -30,12 +32,16 @@ struct elf_syms {
 	struct elf_sym_info *syms;	/* sorted by addr */
 	size_t n;
 	char *names;			/* pool the syms' names point into */
+	size_t names_len;
 	struct seg *segs;
 	size_t nsegs;
 	bool dyn;
 	bool have_symtab;		/* .symtab, not just .dynsym */
 	char build_id[2 * 64 + 1];
 	char *debuglink;		/* .gnu_debuglink's name, or NULL */
+	uint32_t link_crc;		/* the CRC-32 it gives of its debug file */
+	bool has_crc;
+	int debug_err;			/* -ETIME, -EFBIG: its debug file's table left out */
 };
 
 struct sym_tmp {
@@ -50,6 +56,15 @@ struct sym_tmp {
 #define ELF_MAX_SECTIONS	65536
 #define ELF_SECTION_MAX		(512ull << 20)
 #define ELF_NAMES_MAX		(512ull << 20)
+/* What is read to find the build id and the debug link, at most: a note
+ * section (a build id's is 36 bytes), all the note sections together, the
+ * .gnu_debuglink section (a file name and a CRC) and the section names. */
+#define NOTE_SECTION_MAX	(64u << 10)
+#define NOTES_MAX		(1u << 20)
+#define DEBUGLINK_MAX		(PATH_MAX + 8)
+#define SECTION_NAMES_MAX	(4u << 20)
+/* the symbols read between two looks at the time budget */
+#define TIME_STEP		4096
 
 /* The data of SCN if its header fits the file (FSIZE bytes) and the cap. */
 static Elf_Data *section_data(Elf_Scn *scn, const GElf_Shdr *sh, uint64_t fsize)
@@ -139,6 +154,7 @@ static int check_headers(const struct elf_src *src, uint64_t fsize)
 static int read_build_id(Elf *elf, uint64_t fsize, char *out, size_t outsz)
 {
 	Elf_Scn *scn = NULL;
+	uint64_t notes = 0;
 	GElf_Shdr sh;
 
 	out[0] = '\0';
@@ -147,8 +163,12 @@ static int read_build_id(Elf *elf, uint64_t fsize, char *out, size_t outsz)
 		size_t off = 0, name_off, desc_off;
 		GElf_Nhdr nh;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+		/* libelf keeps what it read until elf_end: a file of many or
+		 * large note sections is read only so far */
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    sh.sh_size > NOTE_SECTION_MAX || notes + sh.sh_size > NOTES_MAX)
 			continue;
+		notes += sh.sh_size;
 		data = section_data(scn, &sh, fsize);
 		if (!data)
 			continue;
@@ -175,31 +195,45 @@ int elfsym__elf_build_id(Elf *elf, uint64_t fsize, char *out, size_t outsz)
 	return read_build_id(elf, fsize, out, outsz);
 }
 
-/* The name in .gnu_debuglink, or NULL. */
-static const char *read_debuglink(Elf *elf, uint64_t fsize)
+/* The name in .gnu_debuglink, or NULL; *CRC the CRC-32 of the debug file
+ * it gives after the name (*HAS_CRC false when the section has none). */
+static const char *read_debuglink(Elf *elf, uint64_t fsize, uint32_t *crc, bool *has_crc)
 {
 	Elf_Scn *scn = NULL, *strs;
 	GElf_Shdr sh;
+	GElf_Ehdr eh;
 	size_t shstrndx;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
+	*has_crc = false;
+	if (elf_getshdrstrndx(elf, &shstrndx) || !gelf_getehdr(elf, &eh))
 		return NULL;
 	/* elf_strptr reads the section names' table whole: check it first */
 	strs = elf_getscn(elf, shstrndx);
-	if (!strs || !gelf_getshdr(strs, &sh) || !section_data(strs, &sh, fsize))
+	if (!strs || !gelf_getshdr(strs, &sh) || sh.sh_size > SECTION_NAMES_MAX ||
+	    !section_data(strs, &sh, fsize))
 		return NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
+		const unsigned char *b;
 		const char *name;
 		Elf_Data *data;
+		size_t len, at;
 
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (!name || strcmp(name, ".gnu_debuglink"))
 			continue;
-		data = section_data(scn, &sh, fsize);
+		data = sh.sh_size <= DEBUGLINK_MAX ? section_data(scn, &sh, fsize) : NULL;
 		if (!data || data->d_size < 2 || !memchr(data->d_buf, '\0', data->d_size))
 			return NULL;
+		/* the name, NULs up to a multiple of 4, the CRC */
+		b = data->d_buf;
+		len = strlen(data->d_buf);
+		at = (len + 1 + 3) & ~(size_t)3;
+		if (at + 4 <= data->d_size) {
+			*crc = (uint32_t)rd(b + at, 4, eh.e_ident[EI_DATA] == ELFDATA2MSB);
+			*has_crc = true;
+		}
 		return data->d_buf;
 	}
 	return NULL;
@@ -217,11 +251,40 @@ static int cmp_tmp(const void *a, const void *b)
 	return x->bind_rank - y->bind_rank;
 }
 
+/* What the table built from the symbol sections of TYPE would hold at
+ * most, from their headers alone (nothing read): a record per entry and
+ * a copy of each string table. */
+static uint64_t table_bytes(Elf *elf, Elf64_Word type)
+{
+	Elf_Scn *scn = NULL, *strscn;
+	GElf_Shdr sh, strsh;
+	uint64_t bytes = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || sh.sh_entsize == 0)
+			continue;
+		strscn = elf_getscn(elf, sh.sh_link);
+		if (!strscn || !gelf_getshdr(strscn, &strsh) || strsh.sh_type != SHT_STRTAB)
+			continue;
+		/* what no read would take (section_data refuses it) is not
+		 * counted; the rest is below 2^40 a section: no sum wraps */
+		if (sh.sh_size > ELF_SECTION_MAX || strsh.sh_size > ELF_NAMES_MAX)
+			continue;
+		bytes += (sh.sh_size / sh.sh_entsize) * sizeof(struct elf_sym_info) +
+			 strsh.sh_size + 1;
+		if (bytes > ELF_NAMES_MAX * 4)
+			break;
+	}
+	return bytes;
+}
+
 /* Collect the function symbols of one symbol table section type. Names
  * point into copies of their string tables appended to *POOL: a table is
- * copied once however many symbols share its strings. */
+ * copied once however many symbols share its strings. LIM: what the table
+ * may hold (-EFBIG, seen from the headers before anything is read) and how
+ * long it may take (-ETIME). */
 static int collect(Elf *elf, uint64_t fsize, Elf64_Word type, struct sym_tmp **out,
-		   size_t *nout, char **pool, size_t *pool_len)
+		   size_t *nout, char **pool, size_t *pool_len, const struct elfsym_limits *lim)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -230,6 +293,8 @@ static int collect(Elf *elf, uint64_t fsize, Elf64_Word type, struct sym_tmp **o
 	char *p = *pool;
 	int err = 0;
 
+	if (lim && lim->max_bytes && table_bytes(elf, type) > lim->max_bytes)
+		return -EFBIG;
 	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *data, *strd;
 		Elf_Scn *strscn;
@@ -268,6 +333,10 @@ static int collect(Elf *elf, uint64_t fsize, Elf64_Word type, struct sym_tmp **o
 			GElf_Sym sym;
 			int st;
 
+			if (i % TIME_STEP == TIME_STEP - 1 && lim && budget__over(lim->time)) {
+				err = -ETIME;
+				goto cleanup;
+			}
 			if (!gelf_getsym(data, (int)i, &sym))
 				continue;
 			st = GELF_ST_TYPE(sym.st_info);
@@ -333,38 +402,21 @@ Elf *elfsym__begin(int fd, uint64_t *fsize)
 
 #define begin_elf elfsym__begin
 
-static Elf *open_elf(const char *path, int *fd, uint64_t *fsize)
-{
-	Elf *elf;
-
-	*fd = appfile__open(path, 0, NULL);
-	if (*fd < 0) {
-		errno = -*fd;
-		return NULL;
-	}
-	elf = begin_elf(*fd, fsize);
-	if (!elf) {
-		close(*fd);
-		*fd = -1;
-		errno = ENOEXEC;
-	}
-	return elf;
-}
-
-/* Load symbols from ELF into s (replacing any). */
-static int load_symbols(struct elf_syms *s, Elf *elf, uint64_t fsize)
+/* Load symbols from ELF into s (replacing any), within LIM (or NULL). */
+static int load_symbols(struct elf_syms *s, Elf *elf, uint64_t fsize,
+			const struct elfsym_limits *lim)
 {
 	struct sym_tmp *tmp = NULL;
 	char *pool = NULL;
 	size_t n = 0, pool_len = 0, i, k;
 	int err;
 
-	err = collect(elf, fsize, SHT_SYMTAB, &tmp, &n, &pool, &pool_len);
+	err = collect(elf, fsize, SHT_SYMTAB, &tmp, &n, &pool, &pool_len, lim);
 	s->have_symtab = !err && n > 0;
 	if (!err && n == 0) {
 		free(tmp);
 		tmp = NULL;
-		err = collect(elf, fsize, SHT_DYNSYM, &tmp, &n, &pool, &pool_len);
+		err = collect(elf, fsize, SHT_DYNSYM, &tmp, &n, &pool, &pool_len, lim);
 	}
 	if (err)
 		goto fail;
@@ -387,6 +439,7 @@ static int load_symbols(struct elf_syms *s, Elf *elf, uint64_t fsize)
 	}
 	s->n = k;
 	s->names = pool;
+	s->names_len = pool_len;
 	for (i = 0; i < k; i++) {
 		s->syms[i].name = pool + (uintptr_t)s->syms[i].name;
 		if (elfsym__addr_to_offset(s, s->syms[i].addr, &s->syms[i].file_offset))
@@ -422,24 +475,75 @@ static int load_segments(struct elf_syms *s, Elf *elf)
 	return 0;
 }
 
-/* Open PATH as a candidate debug file: an ELF file whose build id is
- * BUILD_ID when one is given. Call FN on it; 0 from FN keeps it open and
- * returns its descriptor. */
-static int try_debug_file(const char *path, const char *build_id, elfsym_debug_fn fn, void *ctx)
+/* The CRC-32 of the file at FD (FSIZE bytes), as .gnu_debuglink gives its
+ * debug file's: 0, -ETIME when TIME ran out first, or -EIO. */
+static int file_crc32(int fd, uint64_t fsize, const struct budget *time, uint32_t *out)
+{
+	enum { CHUNK = 1 << 18 };
+	unsigned char *buf = malloc(CHUNK);
+	uLong crc = crc32(0L, Z_NULL, 0);
+	uint64_t off = 0;
+	ssize_t n;
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (off < fsize) {
+		if (budget__over(time)) {
+			err = -ETIME;
+			break;
+		}
+		n = pread(fd, buf, fsize - off < CHUNK ? (size_t)(fsize - off) : CHUNK, (off_t)off);
+		if (n <= 0) {
+			err = -EIO;	/* shorter than it was: not the file linked */
+			break;
+		}
+		crc = crc32(crc, buf, (uInt)n);
+		off += (uint64_t)n;
+	}
+	free(buf);
+	*out = (uint32_t)crc;
+	return err;
+}
+
+/* Open REL inside ROOTFD as a candidate debug file of S: an ELF file with
+ * S's build id, or, S having none, the CRC-32 its debug link gives (a file
+ * nothing ties to S is never taken). Call FN on it; 0 from FN keeps it open
+ * and returns its descriptor. -ETIME when TIME ran out. */
+static int try_debug_file(int rootfd, const char *rel, const struct elf_syms *s,
+			  elfsym_debug_fn fn, void *ctx, const struct budget *time)
 {
 	char id[2 * 64 + 1];
+	uint32_t crc = 0;
 	uint64_t fsize;
 	Elf *elf;
 	int fd, err = -ENOENT;
 
-	elf = open_elf(path, &fd, &fsize);
-	if (!elf)
-		return -errno;
+	if (budget__over(time))
+		return -ETIME;
+	fd = appfile__open_in_root(rootfd, rel, 0, NULL);
+	if (fd < 0)
+		return fd;
+	elf = begin_elf(fd, &fsize);
+	if (!elf) {
+		close(fd);
+		return -ENOEXEC;
+	}
 	/* a debug file for another build would name the wrong functions */
-	if (build_id && build_id[0] &&
-	    (read_build_id(elf, fsize, id, sizeof(id)) || strcmp(id, build_id)))
+	if (s->build_id[0]) {
+		if (read_build_id(elf, fsize, id, sizeof(id)) || strcmp(id, s->build_id))
+			goto cleanup;
+	} else if (!s->has_crc) {
 		goto cleanup;
-	err = fn(fd, elf, fsize, path, ctx);
+	} else {
+		err = file_crc32(fd, fsize, time, &crc);
+		if (err)
+			goto cleanup;	/* -ETIME, or not read whole: not taken */
+		err = -ENOENT;
+		if (crc != s->link_crc)
+			goto cleanup;
+	}
+	err = fn(fd, elf, fsize, rel, ctx);
 cleanup:
 	elf_end(elf);
 	if (err) {
@@ -449,53 +553,62 @@ cleanup:
 	return fd;
 }
 
-int elfsym__find_debug_file(const char *path, const char *root, const char *build_id,
-			    const char *debuglink, elfsym_debug_fn fn, void *ctx)
+int elfsym__find_debug_in(int rootfd, const char *rel, const struct elf_syms *s,
+			  elfsym_debug_fn fn, void *ctx, const struct budget *time)
 {
 	char buf[2 * PATH_MAX + 64], dir[PATH_MAX];
-	const char *slash, *inside;
-	size_t rootlen;
+	const char *slash, *link = s->debuglink;
 	int fd;
 
-	root = root ? root : "";
-	rootlen = strlen(root);
-	if (build_id && strlen(build_id) > 2) {
-		snprintf(buf, sizeof(buf), "%s/usr/lib/debug/.build-id/%.2s/%s.debug", root,
-			 build_id, build_id + 2);
-		fd = try_debug_file(buf, build_id, fn, ctx);
-		if (fd >= 0)
+	if (rootfd < 0)
+		return -ENOENT;
+	if (strlen(s->build_id) > 2) {
+		snprintf(buf, sizeof(buf), "/usr/lib/debug/.build-id/%.2s/%s.debug", s->build_id,
+			 s->build_id + 2);
+		fd = try_debug_file(rootfd, buf, s, fn, ctx, time);
+		if (fd >= 0 || fd == -ETIME)
 			return fd;
 	}
-	if (!debuglink || !debuglink[0] || strchr(debuglink, '/'))
+	if (!link || !link[0] || strchr(link, '/') || !rel)
 		return -ENOENT;
-	slash = strrchr(path, '/');
-	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-	/* the file's directory as the process sees it, for /usr/lib/debug/DIR */
-	inside = rootlen && strncmp(dir, root, rootlen) == 0 ? dir + rootlen : dir;
-	snprintf(buf, sizeof(buf), "%s/%s", dir, debuglink);
-	if (strcmp(buf, path) && (fd = try_debug_file(buf, build_id, fn, ctx)) >= 0)
+	/* beside the file, in .debug/ there, under /usr/lib/debug/DIR: as
+	 * the process names the file, inside its root */
+	slash = strrchr(rel, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - rel) : 0, rel);
+	snprintf(buf, sizeof(buf), "%s/%s", dir, link);
+	if (strcmp(buf, rel) && ((fd = try_debug_file(rootfd, buf, s, fn, ctx, time)) >= 0 ||
+				 fd == -ETIME))
 		return fd;
-	snprintf(buf, sizeof(buf), "%s/.debug/%s", dir, debuglink);
-	if ((fd = try_debug_file(buf, build_id, fn, ctx)) >= 0)
+	snprintf(buf, sizeof(buf), "%s/.debug/%s", dir, link);
+	if ((fd = try_debug_file(rootfd, buf, s, fn, ctx, time)) >= 0 || fd == -ETIME)
 		return fd;
-	snprintf(buf, sizeof(buf), "%s/usr/lib/debug%s/%s", root, inside, debuglink);
-	fd = try_debug_file(buf, build_id, fn, ctx);
-	return fd >= 0 ? fd : -ENOENT;
+	snprintf(buf, sizeof(buf), "/usr/lib/debug%s%s/%s", dir[0] == '/' ? "" : "/", dir, link);
+	fd = try_debug_file(rootfd, buf, s, fn, ctx, time);
+	return fd >= 0 || fd == -ETIME ? fd : -ENOENT;
 }
 
-/* elfsym_debug_fn: a debug file with a symbol table replaces S's symbols;
+struct take_ctx {
+	struct elf_syms *s;
+	const struct elfsym_limits *lim;
+	int err;		/* why the last candidate was not taken */
+};
+
+/* elfsym_debug_fn: a debug file with a symbol table replaces the symbols;
  * one without leaves them as they are. */
 static int take_symbols(int fd, Elf *elf, uint64_t fsize, const char *path, void *ctx)
 {
-	struct elf_syms *s = ctx, t = *s;
+	struct take_ctx *tc = ctx;
+	struct elf_syms *s = tc->s, t = *s;
 	int err;
 
 	t.syms = NULL;
 	t.names = NULL;
 	t.n = 0;
-	err = load_symbols(&t, elf, fsize);
-	if (err)
+	err = load_symbols(&t, elf, fsize, tc->lim);
+	if (err) {
+		tc->err = err;
 		return err;
+	}
 	if (!t.n) {
 		free(t.syms);
 		free(t.names);
@@ -505,27 +618,22 @@ static int take_symbols(int fd, Elf *elf, uint64_t fsize, const char *path, void
 	free(s->names);
 	s->syms = t.syms;
 	s->names = t.names;
+	s->names_len = t.names_len;
 	s->n = t.n;
 	s->have_symtab = t.have_symtab;
 	return 0;
 }
 
-static void find_debug_symbols(struct elf_syms *s, const char *path, const char *root)
+struct elf_syms *elfsym__load_in(int fd, int rootfd, const char *rel,
+				 const struct elfsym_limits *lim)
 {
-	int fd = elfsym__find_debug_file(path, root, s->build_id, s->debuglink, take_symbols, s);
-
-	if (fd >= 0)
-		close(fd);
-}
-
-struct elf_syms *elfsym__load_fd(int fd, const char *path, const char *debug_root)
-{
+	struct take_ctx tc = { 0 };
 	struct elf_syms *s = NULL;
 	const char *link;
 	uint64_t fsize;
 	GElf_Ehdr eh;
 	Elf *elf;
-	int err;
+	int err, dfd;
 
 	elf = begin_elf(fd, &fsize);
 	if (!elf)
@@ -544,10 +652,10 @@ struct elf_syms *elfsym__load_fd(int fd, const char *path, const char *debug_roo
 	if (err)
 		goto fail;
 	read_build_id(elf, fsize, s->build_id, sizeof(s->build_id));
-	err = load_symbols(s, elf, fsize);
+	err = load_symbols(s, elf, fsize, lim);
 	if (err)
 		goto fail;
-	link = read_debuglink(elf, fsize);
+	link = read_debuglink(elf, fsize, &s->link_crc, &s->has_crc);
 	if (link && !(s->debuglink = strdup(link))) {
 		err = -ENOMEM;
 		goto fail;
@@ -555,8 +663,17 @@ struct elf_syms *elfsym__load_fd(int fd, const char *path, const char *debug_roo
 	elf_end(elf);
 	elf = NULL;
 	/* stripped (no .symtab): a separate debug file has the full table */
-	if (!s->have_symtab)
-		find_debug_symbols(s, path, debug_root);
+	if (!s->have_symtab && rootfd >= 0) {
+		tc.s = s;
+		tc.lim = lim;
+		dfd = elfsym__find_debug_in(rootfd, rel, s, take_symbols, &tc,
+					    lim ? lim->time : NULL);
+		if (dfd >= 0)
+			close(dfd);
+		/* over a limit: the file's own symbols, and why no more */
+		s->debug_err = dfd == -ETIME ? -ETIME :
+			       tc.err == -EFBIG || tc.err == -ETIME ? tc.err : 0;
+	}
 	return s;
 fail:
 	if (elf)
@@ -564,6 +681,32 @@ fail:
 	elfsym__free(s);
 	errno = -err;
 	return NULL;
+}
+
+/* ROOT as a directory to look for debug files in ("" or NULL: "/"), and
+ * PATH (a path through it, or not) as that root names it. */
+static int open_root(const char *root, const char *path, const char **rel)
+{
+	size_t len = root ? strlen(root) : 0;
+
+	*rel = path;
+	if (len && strncmp(path, root, len) == 0 && path[len] == '/')
+		*rel = path + len;
+	return open(len ? root : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+struct elf_syms *elfsym__load_fd(int fd, const char *path, const char *debug_root)
+{
+	struct elf_syms *s;
+	const char *rel;
+	int rootfd = open_root(debug_root, path, &rel), err;
+
+	s = elfsym__load_in(fd, rootfd, rel, NULL);
+	err = errno;
+	if (rootfd >= 0)
+		close(rootfd);
+	errno = err;
+	return s;
 }
 
 struct elf_syms *elfsym__load_mem(const void *image, size_t len)
@@ -601,7 +744,7 @@ struct elf_syms *elfsym__load_mem(const void *image, size_t len)
 	err = load_segments(s, elf);
 	if (!err) {
 		read_build_id(elf, len, s->build_id, sizeof(s->build_id));
-		err = load_symbols(s, elf, len);
+		err = load_symbols(s, elf, len, NULL);
 	}
 	if (err)
 		goto fail;
@@ -637,16 +780,19 @@ struct elf_syms *elfsym__load(const char *path, const char *debug_root)
 /* The packed form (elfsym__pack): a header, the segments, the symbols
  * (addresses, sizes and name offsets), then their names, each ending in
  * NUL. Native byte order: it is kept on this machine only. */
-#define PACK_MAGIC "sssyms\0\1"
+#define PACK_MAGIC "sssyms\0\2"
+#define PACK_SYMTAB 0x1u	/* a full table (elfsym__complete) */
+#define PACK_CRC 0x2u		/* the debug link gives a CRC */
 #define PACK_MAX_SYMS (16u << 20)
 
 struct pack_head {
 	char magic[8];
 	uint32_t n, nsegs;
 	uint64_t names_len;
-	uint32_t dyn, have_symtab;
+	uint32_t dyn;
+	uint32_t flags;		/* PACK_SYMTAB, PACK_CRC */
 	uint32_t debuglink;	/* offset into the names + 1, 0: none */
-	uint32_t pad;
+	uint32_t link_crc;	/* with PACK_CRC */
 	char build_id[2 * 64 + 8];
 };
 
@@ -677,7 +823,8 @@ int elfsym__pack(const struct elf_syms *s, void **buf, size_t *len)
 	h.nsegs = (uint32_t)s->nsegs;
 	h.names_len = names;
 	h.dyn = s->dyn;
-	h.have_symtab = s->have_symtab;
+	h.flags = (s->have_symtab ? PACK_SYMTAB : 0) | (s->has_crc ? PACK_CRC : 0);
+	h.link_crc = s->link_crc;
 	memcpy(h.build_id, s->build_id, sizeof(s->build_id));
 	memcpy(b, &h, sizeof(h));
 	at = sizeof(h);
@@ -716,6 +863,7 @@ struct elf_syms *elfsym__unpack(const void *buf, size_t len)
 	memcpy(&h, b, sizeof(h));
 	if (memcmp(h.magic, PACK_MAGIC, sizeof(h.magic)) || h.n > PACK_MAX_SYMS ||
 	    h.nsegs > ELF_MAX_SECTIONS || h.names_len == 0 || h.names_len > ELF_NAMES_MAX ||
+	    (h.flags & ~(PACK_SYMTAB | PACK_CRC)) ||
 	    memchr(h.build_id, '\0', sizeof(h.build_id)) == NULL ||
 	    strlen(h.build_id) >= sizeof(((struct elf_syms *)0)->build_id))
 		goto bad;
@@ -744,6 +892,7 @@ struct elf_syms *elfsym__unpack(const void *buf, size_t len)
 	memcpy(s->segs, b + sizeof(h), h.nsegs * sizeof(*s->segs));
 	s->nsegs = h.nsegs;
 	memcpy(s->names, np, h.names_len);
+	s->names_len = h.names_len;
 	s->n = h.n;
 	for (i = 0; i < h.n; i++) {
 		s->syms[i].addr = ps[i].addr;
@@ -753,7 +902,9 @@ struct elf_syms *elfsym__unpack(const void *buf, size_t len)
 			s->syms[i].file_offset = 0;
 	}
 	s->dyn = h.dyn != 0;
-	s->have_symtab = h.have_symtab != 0;
+	s->have_symtab = (h.flags & PACK_SYMTAB) != 0;
+	s->has_crc = (h.flags & PACK_CRC) != 0;
+	s->link_crc = h.link_crc;
 	strcpy(s->build_id, h.build_id);
 	return s;
 bad:
@@ -764,6 +915,17 @@ bad:
 bool elfsym__complete(const struct elf_syms *s)
 {
 	return s->have_symtab;
+}
+
+int elfsym__debug_left_out(const struct elf_syms *s)
+{
+	return s->debug_err;
+}
+
+size_t elfsym__bytes(const struct elf_syms *s)
+{
+	return sizeof(*s) + s->n * sizeof(*s->syms) + s->names_len + s->nsegs * sizeof(*s->segs) +
+	       (s->debuglink ? strlen(s->debuglink) + 1 : 0);
 }
 
 void elfsym__free(struct elf_syms *s)

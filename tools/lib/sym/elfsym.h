@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* ELF symbol tables through libelf: address -> name for the profiler,
  * name -> file offset for uprobes. One elf_syms per file; callers cache them
- * by file identity (device, inode, build id). */
+ * by file identity (device, inode, size, change time), never by build id
+ * alone: two files with one build id may still differ (a copy with its
+ * names changed). */
 #ifndef SIDESCOPE_ELFSYM_H
 #define SIDESCOPE_ELFSYM_H
 
@@ -19,9 +21,33 @@ struct elf_sym_info {
 	uint64_t file_offset;	/* where addr lives in the file */
 };
 
-/* Load the function symbols of PATH (.symtab, else .dynsym; then the
- * separate debug file found by build id or .gnu_debuglink under
- * DEBUG_ROOT/usr/lib/debug, DEBUG_ROOT being "" or e.g. "/proc/PID/root").
+struct budget;
+
+/* What one read of the application's files may cost (NULL: the caps of
+ * elfsym.c alone): the table built at most MAX_BYTES (its records and
+ * names, judged from the section headers before anything is read; 0: no
+ * more than the caps), and the time TIME gives (NULL: none). */
+struct elfsym_limits {
+	uint64_t max_bytes;
+	const struct budget *time;
+};
+
+/* The function symbols of the ELF file open at FD (.symtab, else .dynsym),
+ * a regular file the caller opened with appfile; FD stays open. A file
+ * without .symtab takes the table of its separate debug file, looked for
+ * inside the directory ROOTFD (the root of the process that maps it, O_PATH;
+ * -1: none looked for) where REL names the file ("/usr/lib/libz.so.1"): by
+ * build id under /usr/lib/debug/.build-id, by .gnu_debuglink beside REL, in
+ * its .debug/ and under /usr/lib/debug/DIR. A debug file is taken only when
+ * it has the file's build id, or, the file having none, the CRC-32 its
+ * debug link gives. Return NULL with errno: ENOEXEC (not ELF, corrupt),
+ * EFBIG (its table over LIM's bytes), ETIME (LIM's time ran out), ENOMEM.
+ * A debug file over LIM leaves the file's own symbols and says so in
+ * elfsym__debug_left_out. */
+struct elf_syms *elfsym__load_in(int fd, int rootfd, const char *rel,
+				 const struct elfsym_limits *lim);
+/* Load the function symbols of PATH, its debug file looked for inside
+ * DEBUG_ROOT ("" or NULL: "/"; e.g. "/proc/PID/root", PATH then under it).
  * Return NULL with errno set: ENOENT, EACCES, ENOEXEC (not ELF or corrupt). */
 struct elf_syms *elfsym__load(const char *path, const char *debug_root);
 /* The same over FD, a regular file the caller opened (with appfile); PATH
@@ -43,6 +69,12 @@ struct elf_syms *elfsym__unpack(const void *buf, size_t len);
  * just the dynamic symbols: what a later look for a debug file cannot
  * better. */
 bool elfsym__complete(const struct elf_syms *s);
+/* 0, or why S holds only its file's own symbols though a debug file may
+ * have had more: -ETIME (the search or read ran out of time), -EFBIG (the
+ * debug file's table was over the bytes allowed). */
+int elfsym__debug_left_out(const struct elf_syms *s);
+/* The memory S holds, in bytes. */
+size_t elfsym__bytes(const struct elf_syms *s);
 
 /* libelf over FD, a regular file, read with pread (ELF_C_READ, never
  * mapped) once its ELF header's section and program header counts were
@@ -54,16 +86,16 @@ Elf *elfsym__begin(int fd, uint64_t *fsize);
 int elfsym__elf_build_id(Elf *elf, uint64_t fsize, char *out, size_t outsz);
 
 /* Called on a candidate debug file (FD, read through ELF, of FSIZE bytes,
- * at PATH) whose build id matched: 0 takes it, anything else goes on. */
+ * at PATH inside the root) that is the file's (its build id, or the CRC of
+ * its debug link): 0 takes it, anything else goes on. */
 typedef int (*elfsym_debug_fn)(int fd, Elf *elf, uint64_t fsize, const char *path, void *ctx);
-/* The separate debug file of the ELF file at PATH: by BUILD_ID (hex, or
- * NULL/"") in DEBUG_ROOT/usr/lib/debug/.build-id/, then by DEBUGLINK (the
- * .gnu_debuglink name, or NULL) beside PATH, in its .debug/ and under
- * DEBUG_ROOT/usr/lib/debug/DIR. Each is opened with appfile; one with
- * another build id is skipped; FN decides. Return the descriptor of the
- * file FN took (caller closes it), or -ENOENT. */
-int elfsym__find_debug_file(const char *path, const char *debug_root, const char *build_id,
-			    const char *debuglink, elfsym_debug_fn fn, void *ctx);
+/* The separate debug file of the file S was read from, which REL names
+ * inside the directory ROOTFD (-1: none looked for), in the places and by
+ * the rules of elfsym__load_in; each candidate opened inside ROOTFD with
+ * appfile, and FN decides. Return the descriptor of the file FN took
+ * (caller closes it), -ETIME when TIME ran out first, or -ENOENT. */
+int elfsym__find_debug_in(int rootfd, const char *rel, const struct elf_syms *s,
+			  elfsym_debug_fn fn, void *ctx, const struct budget *time);
 
 /* Build id as lowercase hex ("" when the file has none). */
 const char *elfsym__build_id(const struct elf_syms *s);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The symbolizer: per-process state (maps, perf map, start time), a cache of
- * files by identity, kernel symbols, and an intern table that gives every
- * name a stable pointer for the profile model. */
+/* The symbolizer: per-process state (maps, perf map, start time), the files
+ * they map (sym/symfile: by identity and view, within budgets), kernel
+ * symbols, and an intern table that gives every name a stable pointer for
+ * the profile model. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,45 +14,27 @@
 #include <unistd.h>
 
 #include "core/appfile.h"
-#include "core/escape.h"
-#include "sym/cficache.h"
+#include "core/hash.h"
+#include "core/log.h"
+#include "core/proc.h"
+#include "core/util.h"
 #include "sym/dwline.h"
 #include "sym/demangle.h"
 #include "sym/elfsym.h"
-#include "core/hash.h"
 #include "sym/kallsyms.h"
-#include "core/log.h"
 #include "sym/perfmap.h"
-#include "core/proc.h"
 #include "sym/symbolize.h"
-#include "core/util.h"
-
-struct sym_file {
-	uint32_t dev_major, dev_minor;
-	uint64_t inode;
-	const char *path;	/* as the process names it (interned) */
-	const char *build_id;	/* interned */
-	struct elf_syms *elf;
-	struct dwline *dw;	/* its DWARF lines, NULL when none */
-	bool elf_shared;	/* elf, dw belong to another entry (same build id) */
-	void *pe;		/* PE resolver's handle */
-	bool tried;
-	/* waiting to be read until a frame first falls in it (fd >= 0):
-	 * opened through the process PID (that started at START) as OPENED
-	 * names it */
-	int fd;
-	pid_t pid;
-	uint64_t start;
-	char *opened;
-};
+#include "sym/symfile.h"
 
 struct sym_proc {
 	pid_t pid;
 	pid_t nstgid;
 	uint64_t start_time;
+	struct symfile_view view;	/* where it sees its files from */
+	uint64_t *marks;		/* the symbolizer's, for proc_room */
 	const char *comm;
 	struct proc_maps *maps;
-	struct sym_file **files;	/* per map, resolved lazily */
+	struct sym_file **files;	/* per map, resolved lazily; a reference each */
 	struct perfmap *perfmap;
 	char *perfmap_path;	/* the perf map read (malloc'd), NULL: none */
 	struct stat perfmap_version;	/* of the file perfmap was read from */
@@ -76,8 +59,8 @@ struct symbolizer {
 	struct sym_proc **procs;
 	size_t nprocs;
 	struct sym_proc *last;
-	struct sym_file **files;
-	size_t nfiles;
+	struct symfiles *files;
+	uint64_t marks;			/* the last sym_file.mark given */
 	struct kallsyms *ks;
 	bool ks_tried;
 	const struct pe_resolver *pe;
@@ -86,15 +69,19 @@ struct symbolizer {
 	struct elf_syms *vdso_self;	/* this process's vDSO: the kernel's */
 	size_t vdso_len;
 	bool vdso_tried;
-	struct elf_syms **vdsos;	/* copies of targets' other vDSOs */
+	struct vdso_copy *vdsos;	/* copies of targets' other vDSOs */
 	size_t nvdsos;
-	struct cficache *cache;		/* symbol tables of earlier captures */
 	uint64_t gens;			/* the last sym_proc.gen given */
-	size_t waiting;			/* files with fd open, waiting */
 };
 
-/* Files waiting for their first frame at most; more are read at once. */
-#define SYM_WAIT_FDS_MAX 256
+/* A target's vDSO of another size than ours, the image it was read from
+ * kept: shared by processes whose images are the same bytes (the app can
+ * rewrite its own copy, build id and all). */
+struct vdso_copy {
+	struct elf_syms *es;
+	void *image;
+	size_t len;
+};
 
 const char *symbolizer__intern(struct symbolizer *sz, const char *s)
 {
@@ -131,12 +118,20 @@ const char *symbolizer__intern(struct symbolizer *sz, const char *s)
 	return sz->strs[i];
 }
 
+static const char *intern_cb(void *ctx, const char *s)
+{
+	return symbolizer__intern(ctx, s);
+}
+
 struct symbolizer *symbolizer__new(void)
 {
 	struct symbolizer *sz = calloc(1, sizeof(*sz));
 
-	if (sz && !symbolizer__intern(sz, "")) {
-		free(sz);
+	if (!sz)
+		return NULL;
+	sz->files = symfiles__new(intern_cb, sz);
+	if (!sz->files || !symbolizer__intern(sz, "")) {
+		symbolizer__free(sz);
 		return NULL;
 	}
 	return sz;
@@ -145,21 +140,26 @@ struct symbolizer *symbolizer__new(void)
 void symbolizer__set_pe_resolver(struct symbolizer *sz, const struct pe_resolver *r)
 {
 	sz->pe = r;
+	symfiles__set_pe_resolver(sz->files, r);
 }
 
-static void proc_drop_maps(struct sym_proc *p)
+static void proc_drop_maps(struct symbolizer *sz, struct sym_proc *p)
 {
+	size_t i;
+
+	for (i = 0; p->files && i < p->maps->n; i++)
+		symfiles__put(sz->files, p->files[i]);
 	proc_maps__free(p->maps);
 	free(p->files);
 	p->maps = NULL;
 	p->files = NULL;
 }
 
-static void proc_free(struct sym_proc *p)
+static void proc_free(struct symbolizer *sz, struct sym_proc *p)
 {
 	if (!p)
 		return;
-	proc_drop_maps(p);
+	proc_drop_maps(sz, p);
 	perfmap__free(p->perfmap);
 	free(p->perfmap_path);
 	free(p);
@@ -172,28 +172,18 @@ void symbolizer__free(struct symbolizer *sz)
 	if (!sz)
 		return;
 	for (i = 0; i < sz->nprocs; i++)
-		proc_free(sz->procs[i]);
+		proc_free(sz, sz->procs[i]);
 	free(sz->procs);
-	for (i = 0; i < sz->nfiles; i++) {
-		if (!sz->files[i]->elf_shared) {
-			elfsym__free(sz->files[i]->elf);
-			dwline__free(sz->files[i]->dw);
-		}
-		if (sz->files[i]->pe && sz->pe)
-			sz->pe->close(sz->files[i]->pe);
-		if (sz->files[i]->fd >= 0)
-			close(sz->files[i]->fd);
-		free(sz->files[i]->opened);
-		free(sz->files[i]);
-	}
-	free(sz->files);
+	symfiles__free(sz->files);
 	for (i = 0; i < sz->strs_cap; i++)
 		free(sz->strs[i]);
 	free(sz->strs);
 	kallsyms__free(sz->ks);
 	elfsym__free(sz->vdso_self);
-	for (i = 0; i < sz->nvdsos; i++)
-		elfsym__free(sz->vdsos[i]);
+	for (i = 0; i < sz->nvdsos; i++) {
+		elfsym__free(sz->vdsos[i].es);
+		free(sz->vdsos[i].image);
+	}
 	free(sz->vdsos);
 	free(sz);
 }
@@ -238,11 +228,13 @@ size_t symbolizer__sweep(struct symbolizer *sz)
 		}
 		if (sz->last == p)
 			sz->last = NULL;
-		proc_free(p);
+		proc_free(sz, p);
 		sz->procs[i] = sz->procs[--sz->nprocs];
 		sz->st.evicted++;
 		freed++;
 	}
+	/* then the tables of the files no process maps any more */
+	symfiles__sweep(sz->files, sz->sweeps);
 	return freed;
 }
 
@@ -299,15 +291,104 @@ static void refresh_perfmap(struct symbolizer *sz, struct sym_proc *p)
 		perfmap__count(pm), perfmap__bad_lines(pm));
 }
 
-static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size_t idx,
-				 bool now);
+static struct sym_file *map_file_in(struct symbolizer *sz, struct sym_proc *p, size_t idx,
+				    bool now, bool in_watch);
 static bool is_symbol_file(const struct proc_map *m);
+
+/* Where PID sees its files from (0s for what cannot be read). */
+static void read_view(pid_t pid, struct symfile_view *v)
+{
+	char path[64];
+	struct stat sb;
+
+	memset(v, 0, sizeof(*v));
+	snprintf(path, sizeof(path), "%s/%d/ns/mnt", proc__root(), (int)pid);
+	if (!stat(path, &sb))
+		v->mntns = (uint64_t)sb.st_ino;
+	snprintf(path, sizeof(path), "%s/%d/root", proc__root(), (int)pid);
+	if (!stat(path, &sb)) {
+		v->root_dev = (uint64_t)sb.st_dev;
+		v->root_ino = (uint64_t)sb.st_ino;
+	}
+}
+
+static bool same_mapping(const struct proc_map *a, const struct proc_map *b)
+{
+	return a->start == b->start && a->end == b->end && a->offset == b->offset &&
+	       a->inode == b->inode && a->dev_major == b->dev_major &&
+	       a->dev_minor == b->dev_minor && strcmp(a->path, b->path) == 0;
+}
+
+/* FILES (for MAPS, read again) gets the files of OLD's mappings that are
+ * still there, one more reference each: a mapping of the same live process
+ * holds its file, so they need no open and no identity check again. */
+static void keep_files(const struct proc_maps *old, struct sym_file *const *old_files,
+		       const struct proc_maps *maps, struct sym_file **files)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < maps->n && j < old->n; i++) {
+		while (j < old->n && old->maps[j].start < maps->maps[i].start)
+			j++;
+		if (j < old->n && old_files[j] && same_mapping(&old->maps[j], &maps->maps[i])) {
+			files[i] = old_files[j];
+			symfiles__get(files[i]);
+		}
+	}
+}
+
+/* Open the files of P's executable mappings (those not kept from its
+ * maps read before), reading those of EXE and the C library now. Mappings
+ * of one device and inode in one read of a live process's maps are of one
+ * file (its mappings hold it): opened once, however many there are. 0, or
+ * -ENOMEM. */
+static int open_files(struct symbolizer *sz, struct sym_proc *p, const char *exe)
+{
+	const struct proc_maps *maps = p->maps;
+	size_t cap = 16, i, *seen;
+	int err = 0;
+
+	while (cap < 2 * maps->n)
+		cap *= 2;
+	/* index + 1 of the first mapping of each (device, inode), 0: none */
+	seen = calloc(cap, sizeof(*seen));
+	if (!seen)
+		return -ENOMEM;
+	for (i = 0; i < maps->n && !err; i++) {
+		const struct proc_map *m = &maps->maps[i];
+		size_t h;
+
+		if (m->perms[2] != 'x' || !is_symbol_file(m))
+			continue;
+		for (h = hash__u64(m->inode ^ ((uint64_t)m->dev_major << 40 ^
+					       (uint64_t)m->dev_minor << 20)) & (cap - 1);
+		     seen[h]; h = (h + 1) & (cap - 1)) {
+			const struct proc_map *o = &maps->maps[seen[h] - 1];
+
+			if (o->inode == m->inode && o->dev_major == m->dev_major &&
+			    o->dev_minor == m->dev_minor)
+				break;
+		}
+		if (!seen[h]) {
+			seen[h] = i + 1;
+		} else if (!p->files[i] && p->files[seen[h] - 1]) {
+			p->files[i] = p->files[seen[h] - 1];
+			symfiles__get(p->files[i]);
+		}
+		if (!map_file_in(sz, p, i, proc__core_object(m->path, exe), true))
+			err = -ENOMEM;
+	}
+	free(seen);
+	return err;
+}
 
 /* symbolizer__watch, for the process that started at WANT (0: any). */
 static int watch(struct symbolizer *sz, pid_t pid, uint64_t want)
 {
 	struct proc_status status;
 	struct sym_proc *p = find_proc(sz, pid);
+	struct symfile_view view;
+	struct sym_file **files;
 	struct proc_maps *maps;
 	uint64_t start = 0, again = 0;
 	char exe[PATH_MAX];
@@ -319,7 +400,7 @@ static int watch(struct symbolizer *sz, pid_t pid, uint64_t want)
 	if (p && p->start_time != start) {
 		/* the PID was reused: nothing captured still applies */
 		sz->st.pid_reuse++;
-		proc_drop_maps(p);
+		proc_drop_maps(sz, p);
 		perfmap__free(p->perfmap);
 		p->perfmap = NULL;
 		free(p->perfmap_path);
@@ -337,6 +418,7 @@ static int watch(struct symbolizer *sz, pid_t pid, uint64_t want)
 		sz->procs[sz->nprocs++] = p;
 		sz->st.processes++;
 		p->pid = pid;
+		p->marks = &sz->marks;
 		p->used = sz->sweeps;
 	}
 	p->gone = 0;
@@ -345,20 +427,26 @@ static int watch(struct symbolizer *sz, pid_t pid, uint64_t want)
 	p->nstgid = status.nstgid ? status.nstgid : pid;
 	p->comm = symbolizer__intern(sz, status.name);
 	maps = proc_maps__load(pid);
+	read_view(pid, &view);
 	if (maps && (proc__start_time(pid, &again) || again != start)) {
 		/* the process exited while we read: the maps may be another's */
 		proc_maps__free(maps);
 		maps = NULL;
 	}
+	/* (its files opened below are checked the same way, all at once) */
 	if (maps) {
-		proc_drop_maps(p);
-		p->maps = maps;
-		p->maps_read = sz->sweeps + 1;
-		p->files = calloc(maps->n ? maps->n : 1, sizeof(*p->files));
-		if (!p->files) {
-			proc_drop_maps(p);
+		files = calloc(maps->n ? maps->n : 1, sizeof(*files));
+		if (!files) {
+			proc_maps__free(maps);
 			return -ENOMEM;
 		}
+		if (p->maps && symfile_view__same(&p->view, &view))
+			keep_files(p->maps, p->files, maps, files);
+		proc_drop_maps(sz, p);
+		p->maps = maps;
+		p->files = files;
+		p->view = view;
+		p->maps_read = sz->sweeps + 1;
 		/* open the executable files now: once the process exits,
 		 * /proc/PID/root and map_files are gone. The executable and
 		 * the C library are read now, the others when a frame first
@@ -366,10 +454,14 @@ static int watch(struct symbolizer *sz, pid_t pid, uint64_t want)
 		 * capture) */
 		if (proc__exe(pid, exe, sizeof(exe)))
 			exe[0] = '\0';
-		for (size_t i = 0; i < maps->n; i++)
-			if (maps->maps[i].perms[2] == 'x' && is_symbol_file(&maps->maps[i]) &&
-			    !map_file(sz, p, i, proc__core_object(maps->maps[i].path, exe)))
-				return -ENOMEM;
+		if (open_files(sz, p, exe))
+			return -ENOMEM;
+		if (proc__start_time(pid, &again) || again != start) {
+			/* it exited while they were opened: they may be files
+			 * of whoever has the PID now, not to name its frames */
+			proc_drop_maps(sz, p);
+			return 0;
+		}
 	}
 	p->perfmap_tried = false;
 	refresh_perfmap(sz, p);
@@ -436,11 +528,6 @@ static bool is_pe_path(const char *path)
 			 strcasecmp(path + n - 4, ".exe") == 0);
 }
 
-static const char *intern_cb(void *ctx, const char *s)
-{
-	return symbolizer__intern(ctx, s);
-}
-
 static int lines_cb(void *src, uint64_t vaddr, const struct frame_line **out)
 {
 	return dwline__lookup(src, vaddr, out);
@@ -448,233 +535,63 @@ static int lines_cb(void *src, uint64_t vaddr, const struct frame_line **out)
 
 void symbolizer__set_cache(struct symbolizer *sz, struct cficache *c)
 {
-	sz->cache = c;
+	symfiles__set_cache(sz->files, c);
 }
 
-/* a packed symbol table kept between captures, at most this big */
-#define SYMS_BLOB_MAX (CFICACHE_MAX_BYTES / 4)
-
-/* The key of the symbols of the file ST describes: its identity as the
- * table cache has it (a changed file has a new change time). */
-static uint64_t syms_key(const struct stat *st)
+/* What P's files leave of SYMFILE_PROC_MAX: the tables of the files it
+ * maps, each counted once. */
+static uint64_t proc_room(const void *ctx)
 {
-	uint64_t k[8] = { 0x73796d73u /* "syms" */, (uint64_t)st->st_dev, (uint64_t)st->st_ino,
-			  (uint64_t)st->st_size, (uint64_t)st->st_mtim.tv_sec,
-			  (uint64_t)st->st_mtim.tv_nsec, (uint64_t)st->st_ctim.tv_sec,
-			  (uint64_t)st->st_ctim.tv_nsec };
-
-	return hash__words(k, sizeof(k));
-}
-
-/* PATH (the app's to choose) as a message shows it */
-static const char *shown(char *buf, size_t size, const char *path)
-{
-	escape__str(buf, size, path, strlen(path), 120, 0);
-	return buf;
-}
-
-static int any_debug_file(int fd, Elf *elf, uint64_t fsize, const char *path, void *ctx)
-{
-	return 0;
-}
-
-/* Whether a debug file for ES (of the file at PATH, in the process's ROOT)
- * can be found now: one may be installed after its table was kept. */
-static bool debug_file_now(const struct elf_syms *es, const char *path, const char *root)
-{
-	int dfd = elfsym__find_debug_file(path, root, elfsym__build_id(es), elfsym__debuglink(es),
-					  any_debug_file, NULL);
-
-	if (dfd < 0)
-		return false;
-	close(dfd);
-	return true;
-}
-
-/* The symbols of FD (the file ST describes, PATH, ROOT its process's
- * root): kept ones, else read, and kept. A file with only its dynamic
- * symbols (stripped) is kept too, and read again once a debug file for
- * it is found. */
-static struct elf_syms *load_syms(struct symbolizer *sz, int fd, const struct stat *st,
-				  const char *path, const char *root)
-{
-	struct elf_syms *es;
-	uint64_t key = 0;
-	char safe[512];
-	size_t len;
-	void *buf;
-	int err;
-
-	if (sz->cache) {
-		key = syms_key(st);
-		if (!cficache__get_blob(sz->cache, key, SYMS_BLOB_MAX, &buf, &len)) {
-			es = elfsym__unpack(buf, len);
-			cficache__blob_free(buf, len);
-			/* a stripped file's table (its dynamic symbols) holds
-			 * while no debug file for it is to be found */
-			if (es && (elfsym__complete(es) || !debug_file_now(es, path, root))) {
-				p_debug("symbols of %s from the cache", shown(safe, sizeof(safe), path));
-				return es;
-			}
-			if (es)
-				p_debug("symbols of %s read again: a debug file was found",
-					shown(safe, sizeof(safe), path));
-			elfsym__free(es);
-			cficache__drop_blob(sz->cache, key);
-		}
-	}
-	es = elfsym__load_fd(fd, path, root);
-	/* a debug file that gave no symbols: read again next time */
-	if (!es || !sz->cache || (!elfsym__complete(es) && debug_file_now(es, path, root)))
-		return es;
-	err = elfsym__pack(es, &buf, &len);
-	if (!err) {
-		err = len > SYMS_BLOB_MAX ? -EFBIG : cficache__put_blob(sz->cache, key, buf, len);
-		free(buf);
-	}
-	if (err)
-		p_debug("symbols of %s not kept: %s", shown(safe, sizeof(safe), path), strerror(-err));
-	return es;
-}
-
-/* Read the symbols of F from FD, opened as PATH through process PID (whose
- * root has its debug files; 0: none to look in); FD is closed. */
-static void read_syms_of(struct symbolizer *sz, struct sym_file *f, int fd, const char *path,
-		      pid_t pid)
-{
-	char root[64];
-	struct stat sb;
+	const struct sym_proc *p = ctx;
+	uint64_t pinned = 0, mark = ++*p->marks;
 	size_t i;
 
-	snprintf(root, sizeof(root), "%s/%d/root", proc__root(), (int)pid);
-	if (fstat(fd, &sb)) {
-		p_debug("cannot read %s: %s", f->path, strerror(errno));
-		close(fd);
-		return;
-	}
-	f->elf = load_syms(sz, fd, &sb, path, root);
-	if (!f->elf) {
-		p_debug("no ELF symbols for %s (%s): %s", f->path, path, strerror(errno));
-		close(fd);
-		return;
-	}
-	f->build_id = symbolizer__intern(sz, elfsym__build_id(f->elf));
-	if (!f->build_id) {
-		f->build_id = "";
-		close(fd);
-		return;
-	}
-	/* the same file under another identity (the same library in two
-	 * containers): keep one copy of its symbols and lines */
-	for (i = 0; f->build_id[0] && i < sz->nfiles; i++) {
-		struct sym_file *o = sz->files[i];
+	for (i = 0; p->files && i < p->maps->n; i++) {
+		struct sym_file *f = p->files[i];
 
-		if (o != f && o->elf && o->build_id == f->build_id) {
-			elfsym__free(f->elf);
-			f->elf = o->elf;
-			f->dw = o->dw;
-			f->elf_shared = true;
-			break;
+		if (f && f->mark != mark) {
+			f->mark = mark;
+			pinned += f->bytes;
 		}
 	}
-	/* its DWARF (or its debug file's), read when a line is asked for */
-	if (!f->elf_shared) {
-		f->dw = dwline__new(fd, path, root, f->build_id, elfsym__debuglink(f->elf),
-				    intern_cb, sz);
-		if (!f->dw && errno != ENOENT)
-			p_debug("no source lines for %s: %s", f->path, strerror(errno));
-	}
-	close(fd);
+	return pinned < SYMFILE_PROC_MAX ? SYMFILE_PROC_MAX - pinned : 0;
 }
 
-/* F, read now if it waited */
-static struct sym_file *file_now(struct symbolizer *sz, struct sym_file *f)
+/* The file of map IDX of process P (sym/symfile). Opened now; its symbols
+ * read now when NOW, else when a frame first falls in it (map_file with
+ * NOW). IN_WATCH: opened by watch, which checks P's start time after all
+ * its opens; otherwise checked after this one. NULL: out of memory. */
+static struct sym_file *map_file_in(struct symbolizer *sz, struct sym_proc *p, size_t idx,
+				    bool now, bool in_watch)
 {
-	int fd = f->fd;
+	const struct proc_map *m = &p->maps->maps[idx];
+	struct symfile_owner owner = { p->pid, p->start_time, p->view, proc_room, p, !in_watch };
+	struct sym_file *f = p->files[idx];
+	char rel[PATH_MAX];
+	size_t len;
 
-	if (fd >= 0) {
-		f->fd = -1;
-		sz->waiting--;
-		/* a process gone (or its PID another's) has no root to find
-		 * debug files in: the file's own symbols */
-		read_syms_of(sz, f, fd, f->opened, proc__alive(f->pid, f->start) ? f->pid : 0);
-		free(f->opened);
-		f->opened = NULL;
+	if (!f) {
+		f = symfiles__open(sz->files, &owner, m, now);
+		p->files[idx] = f;
+		if (!f)
+			return NULL;
 	}
-	return f;
+	if (!now || f->fd < 0) {
+		f->used = sz->sweeps;
+		return f;
+	}
+	/* the path as P names the file, for its debug files */
+	snprintf(rel, sizeof(rel), "%s", m->path);
+	len = strlen(rel);
+	if (len > 10 && strcmp(rel + len - 10, " (deleted)") == 0)
+		rel[len - 10] = '\0';
+	return symfiles__read(sz->files, f, &owner, rel);
 }
 
-/* The file of map IDX of process P: the file cache by identity. Opened
- * now; its symbols read now when NOW, else when a frame first falls in it
- * (map_file with NOW). */
 static struct sym_file *map_file(struct symbolizer *sz, struct sym_proc *p, size_t idx,
 				 bool now)
 {
-	const struct proc_map *m = &p->maps->maps[idx];
-	char path[PATH_MAX + 64], clean[PATH_MAX];
-	struct sym_file *f = NULL, **n;
-	size_t i;
-	int fd;
-
-	if (p->files[idx])
-		return now ? file_now(sz, p->files[idx]) : p->files[idx];
-	for (i = 0; i < sz->nfiles; i++) {
-		f = sz->files[i];
-		if (f->inode == m->inode && f->dev_major == m->dev_major &&
-		    f->dev_minor == m->dev_minor) {
-			p->files[idx] = f;
-			return now ? file_now(sz, f) : f;
-		}
-	}
-	n = realloc(sz->files, (sz->nfiles + 1) * sizeof(*n));
-	if (!n)
-		return NULL;
-	sz->files = n;
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return NULL;
-	sz->files[sz->nfiles++] = f;
-	sz->st.files++;
-	f->fd = -1;
-	f->dev_major = m->dev_major;
-	f->dev_minor = m->dev_minor;
-	f->inode = m->inode;
-	/* the process's own view of the file, or the mapping itself */
-	fd = appfile__open_mapping(p->pid, m, clean, sizeof(clean), path, sizeof(path), NULL);
-	f->path = symbolizer__intern(sz, clean);
-	f->build_id = "";
-	p->files[idx] = f;
-
-	f->tried = true;
-	if (fd < 0) {
-		if (fd == -EACCES || fd == -EPERM)
-			sz->st.files_denied++;
-		p_debug("cannot open %s (%s): %s", clean, path, appfile__strerror(fd));
-		return f;
-	}
-	if (is_pe_path(clean)) {
-		/* the resolver opens the very file checked here */
-		if (sz->pe) {
-			char self[64];
-
-			snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-			f->pe = sz->pe->open(self);
-		}
-		close(fd);
-		return f;
-	}
-	if (!now && sz->waiting < SYM_WAIT_FDS_MAX) {
-		f->opened = strdup(path);
-		if (f->opened) {
-			f->fd = fd;
-			f->pid = p->pid;
-			f->start = p->start_time;
-			sz->waiting++;
-			return f;
-		}
-	}
-	read_syms_of(sz, f, fd, path, p->pid);
-	return f;
+	return map_file_in(sz, p, idx, now, false);
 }
 
 static const char *base_name(const char *path)
@@ -763,13 +680,15 @@ static void load_self_vdso(struct symbolizer *sz)
 	}
 }
 
-/* A copy of P's own vDSO (mapping M), read from /proc/PID/mem and checked
- * as any ELF image; kept for the capture. NULL when unreadable. */
+/* A copy of P's own vDSO (mapping M), read from /proc/PID/mem while P
+ * is still P, and checked as any ELF image; kept for the capture, shared
+ * with the processes whose image is the same bytes. NULL when unreadable. */
 static const struct elf_syms *target_vdso(struct symbolizer *sz, struct sym_proc *p,
 					  const struct proc_map *m)
 {
 	size_t len = m->end - m->start, i;
-	struct elf_syms *es = NULL, **n;
+	struct elf_syms *es = NULL;
+	struct vdso_copy *n;
 	char path[64];
 	void *buf;
 	ssize_t got;
@@ -785,24 +704,24 @@ static const struct elf_syms *target_vdso(struct symbolizer *sz, struct sym_proc
 	buf = malloc(len);
 	got = buf ? pread(fd, buf, len, (off_t)m->start) : -1;
 	close(fd);
-	if (got > 0)
-		es = elfsym__load_mem(buf, (size_t)got);
-	free(buf);
-	if (!es)
+	if (got <= 0 || !proc__alive(p->pid, p->start_time)) {
+		free(buf);
 		return NULL;
+	}
 	for (i = 0; i < sz->nvdsos; i++)
-		if (elfsym__build_id(es)[0] &&
-		    strcmp(elfsym__build_id(sz->vdsos[i]), elfsym__build_id(es)) == 0) {
-			elfsym__free(es);
-			return sz->vdsos[i];
+		if (sz->vdsos[i].len == (size_t)got && !memcmp(sz->vdsos[i].image, buf, len)) {
+			free(buf);
+			return sz->vdsos[i].es;
 		}
-	n = realloc(sz->vdsos, (sz->nvdsos + 1) * sizeof(*n));
+	es = elfsym__load_mem(buf, (size_t)got);
+	n = es ? realloc(sz->vdsos, (sz->nvdsos + 1) * sizeof(*n)) : NULL;
 	if (!n) {
 		elfsym__free(es);
+		free(buf);
 		return NULL;
 	}
 	sz->vdsos = n;
-	sz->vdsos[sz->nvdsos++] = es;
+	sz->vdsos[sz->nvdsos++] = (struct vdso_copy){ es, buf, (size_t)got };
 	return es;
 }
 
@@ -914,8 +833,11 @@ int symbolizer__user_at(struct symbolizer *sz, pid_t pid, uint64_t ip, unsigned 
 				out->kind = FRAME_NATIVE;
 				err = set_name(sz, out, dm ? dm : si->name);
 				free(dm);
-				if (f->dw)
+				if (f->dw) {
+					/* the model keeps this: F keeps its lines */
 					out->lines = (struct frame_lines_ref){ lines_cb, f->dw, vaddr };
+					f->lines_given = true;
+				}
 				return err;
 			}
 		}
@@ -998,7 +920,17 @@ int symbolizer__kernel(struct symbolizer *sz, uint64_t ip, struct sym_frame *out
 
 void symbolizer__stats(const struct symbolizer *sz, struct symbolizer_stats *st)
 {
+	struct symfiles_stats fst;
+
+	symfiles__stats(sz->files, &fst);
 	*st = sz->st;
 	st->tracked = sz->nprocs;
-	st->files_waiting = sz->waiting;
+	st->files = fst.opened;
+	st->files_waiting = fst.waiting;
+	st->files_denied = fst.denied;
+	st->files_evicted = fst.evicted;
+	st->files_over_memory = fst.over_memory;
+	st->files_over_time = fst.over_time;
+	st->tables_bytes = fst.held;
+	st->tables_peak = fst.held_peak;
 }

@@ -5,8 +5,9 @@
  * every symbolizer__watch, or by symbolizer__revisit when an address falls
  * outside them), so a process that exits mid-capture is still symbolized.
  * File-backed addresses: ELF symbols (tools/lib/sym/elfsym) of the file opened
- * through /proc/PID/root/PATH, else /proc/PID/map_files/...; files are
- * cached by identity (device, inode), not path. PE images (.dll,
+ * through /proc/PID/root/PATH, else /proc/PID/map_files/...; files are kept
+ * by identity and view, within budgets of memory and time, and their tables
+ * freed once no process maps them (sym/symfile.h). PE images (.dll,
  * .exe: .NET ReadyToRun) go to the PE resolver when one is set. Anonymous
  * memory: the process's perf map (proc__perfmap_path), re-read when it
  * changed (grown, rewritten, replaced; a torn read is retried and a half
@@ -71,6 +72,11 @@ struct symbolizer_stats {
 	size_t pid_reuse;
 	size_t unknown;		/* frames left "[unknown]" */
 	size_t files_denied;	/* binaries unreadable: EACCES/EPERM */
+	size_t files_evicted;	/* symbol tables freed: no process mapped the file */
+	size_t files_over_memory;	/* left out: a memory budget (sym/symfile.h) */
+	size_t files_over_time;	/* left out: the time budget */
+	uint64_t tables_bytes;	/* symbol tables held now, in bytes */
+	uint64_t tables_peak;	/* and at the most */
 	int kallsyms_err;	/* 0, or why kernel symbols are missing */
 };
 

@@ -44,8 +44,14 @@ enum uw_over {
 };
 
 struct uw_file {
-	uint32_t dev_major, dev_minor;
+	uint32_t dev_major, dev_minor;	/* as the maps name it */
 	uint64_t inode;
+	/* the file opened: its identity, so that a file that took another's
+	 * device and inode (deleted, its inode reused) gets its own table */
+	dev_t st_dev;
+	ino_t st_ino;
+	off_t st_size;
+	struct timespec st_ctim;
 	int ok;			/* 1: rows loaded; 0: none usable (why), or
 				 * still to come (wait) */
 	int wait;		/* its table loaded when a walk first needs
@@ -620,15 +626,12 @@ static void load_waiting(struct unwinder *u, struct uw_file *f, struct uw_proc *
  * mapping M; CORE: its executable or C library) with room for it: opened
  * again through P, and loaded as a new file would be (at once for CORE,
  * else when a walk first needs it). */
-static void retry_file(struct unwinder *u, struct uw_file *f, struct uw_proc *p, pid_t pid,
-		       const struct proc_map *m, bool core)
+static void retry_file(struct unwinder *u, struct uw_file *f, struct uw_proc *p, int fd,
+		       bool core)
 {
-	char clean[PATH_MAX], path[PATH_MAX + 64];
-	int fd;
-
 	if (f->over != OVER_SHARE || run__stop || f->need > room_for(u, p, core))
 		return;
-	fd = appfile__open_mapping(pid, m, clean, sizeof(clean), path, sizeof(path), NULL);
+	fd = dup(fd);
 	if (fd < 0)
 		return;
 	f->over = OVER_NONE;
@@ -657,26 +660,31 @@ static void fill_map(struct unwind_map *e, const struct uw_file *f)
 	e->block0 = f->block0;
 }
 
-/* The file of mapping M of process P (PID) as first seen: its segments
- * read; its table loaded now when CORE (P's executable or C library; or
- * when too many wait already), else when a walk first needs it (wait, its
- * descriptor kept). NULL: no memory. */
-static struct uw_file *new_file_of(struct unwinder *u, struct uw_proc *p, pid_t pid,
-				   const struct proc_map *m, bool core)
+/* The file of mapping M of process P as first seen, opened at FD (-1: it
+ * could not be; ST its fstat): its segments read; its table loaded now when
+ * CORE (P's executable or C library; or when too many wait already), else
+ * when a walk first needs it (wait, a descriptor kept). NULL: no memory. */
+static struct uw_file *new_file_of(struct unwinder *u, struct uw_proc *p, const struct proc_map *m,
+				   int fd, const struct stat *st, bool core)
 {
 	struct uw_file *f = new_file(u, m->path);
-	int fd, err;
+	int err;
 
 	if (!f)
 		return NULL;
 	f->dev_major = m->dev_major;
 	f->dev_minor = m->dev_minor;
 	f->inode = m->inode;
-	{
-		char clean[PATH_MAX], path[PATH_MAX + 64];
-
-		fd = appfile__open_mapping(pid, m, clean, sizeof(clean), path, sizeof(path), NULL);
+	if (fd < 0) {
+		f->why = "cannot be opened";
+		u->st.files_none++;
+		return f;
 	}
+	f->st_dev = st->st_dev;
+	f->st_ino = st->st_ino;
+	f->st_size = st->st_size;
+	f->st_ctim = st->st_ctim;
+	fd = dup(fd);
 	if (fd < 0) {
 		f->why = "cannot be opened";
 		u->st.files_none++;
@@ -702,19 +710,56 @@ static struct uw_file *new_file_of(struct unwinder *u, struct uw_proc *p, pid_t 
 	return f;
 }
 
-/* The file of mapping M, known by its identity, or NULL. */
-static struct uw_file *known_file(struct unwinder *u, const struct proc_map *m)
+/* The file of mapping M known by its identity, or NULL: the device and
+ * inode the maps give, and the file opened for it (ST, its fstat) the same
+ * file as when it was first seen. */
+static struct uw_file *known_file(struct unwinder *u, const struct proc_map *m,
+				  const struct stat *st)
 {
 	size_t i;
 
 	for (i = 0; i < u->nfiles; i++) {
 		struct uw_file *f = &u->files[i];
 
-		if (f->inode == m->inode && f->dev_major == m->dev_major &&
-		    f->dev_minor == m->dev_minor && !f->vdso)
+		if (f->inode != m->inode || f->dev_major != m->dev_major ||
+		    f->dev_minor != m->dev_minor || f->vdso)
+			continue;
+		if (f->st_dev == st->st_dev && f->st_ino == st->st_ino &&
+		    f->st_size == st->st_size && f->st_ctim.tv_sec == st->st_ctim.tv_sec &&
+		    f->st_ctim.tv_nsec == st->st_ctim.tv_nsec)
 			return f;
 	}
 	return NULL;
+}
+
+/* The file of P's mapping M (PID's), one of P's core objects when CORE:
+ * the one known by its identity, its table loaded now if it waited and P
+ * needs it at once, or tried again within P's share; else a new one. */
+static struct uw_file *file_of(struct unwinder *u, struct uw_proc *p, pid_t pid,
+			       const struct proc_map *m, bool core)
+{
+	char clean[PATH_MAX], path[PATH_MAX + 64];
+	struct uw_file *f;
+	struct stat st;
+	int fd;
+
+	fd = appfile__open_mapping(pid, m, clean, sizeof(clean), path, sizeof(path), NULL);
+	if (fd >= 0 && fstat(fd, &st)) {
+		close(fd);
+		fd = -1;
+	}
+	/* a file that cannot be opened (its process gone) is not taken for
+	 * one of the same device and inode */
+	f = fd >= 0 ? known_file(u, m, &st) : NULL;
+	if (!f)
+		f = new_file_of(u, p, m, fd, &st, core);
+	else if (f->wait && core)
+		load_waiting(u, f, p, true);	/* another's library, this one's executable */
+	else if (f->over == OVER_SHARE && fd >= 0)
+		retry_file(u, f, p, fd, core);	/* within this one's share */
+	if (fd >= 0)
+		close(fd);
+	return f;
 }
 
 /* A process's executable, as its maps name it (its /proc/PID/exe link):
@@ -834,13 +879,7 @@ static int add_proc(struct unwinder *u, pid_t pid, bool keep)
 			f = vdso_of(u, m);
 		} else if (m->path[0] == '/' && m->inode) {
 			core = proc__core_object(m->path, exe_of(pid, &exe));
-			f = known_file(u, m);
-			if (!f)
-				f = new_file_of(u, p, pid, m, core);
-			else if (f->wait && core)
-				load_waiting(u, f, p, true);	/* another's library, this one's executable */
-			else if (f->over == OVER_SHARE)
-				retry_file(u, f, p, pid, m, core);	/* within this one's share */
+			f = file_of(u, p, pid, m, core);
 		} else {
 			continue;
 		}

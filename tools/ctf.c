@@ -12,11 +12,14 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "ctf/chrome.h"
+#include "ctf/child.h"
+#include "ctf/ctfpair.h"
 #include "ctf/sink.h"
 #include "ctf/summary.h"
 #include "ctf/trace.h"
@@ -24,6 +27,7 @@
 #include "core/escape.h"
 #include "core/log.h"
 #include "core/outfile.h"
+#include "core/run.h"
 #include "core/util.h"
 
 enum mode { MODE_SUMMARY, MODE_CHROME };
@@ -188,177 +192,209 @@ static int open_traces(const struct env *env, struct ctf_traces *t)
 	return 0;
 }
 
+/* The budgets of both actions: the trace is the traced app's work, its
+ * names, threads and payloads hostile input. Threads and --by values are
+ * told apart up to these (a thread costs about 100 bytes, a value at most
+ * 300: some MiB), the events of the others counted; the pairing of begins
+ * and ends has ctfpair.h's. */
+#define CTF_MAX_THREADS 65536u
+#define CTF_MAX_VALUES 262144u
+/* How long the reading child has, once a signal came, to write what it
+ * has before it is killed: it stops at its next message. */
+#define CTF_GRACE_MS 500
+
+/* What the reading child leaves, as it goes, where the parent reads it
+ * (ctf/child.h): all a parent has of a child it killed. */
+struct live {
+	struct chrome_totals tot;
+	uint64_t discarded_events_msgs, discarded_packets_msgs;
+};
+
 /* What the sink feeds: the counts, and the Chrome writer when there is one. */
 struct run {
+	const struct env *env;
+	const struct ctf_traces *t;
 	struct ctf_summary sum;
 	struct chrome chrome;
 	bool to_chrome;
+	struct live *live;
+	const char *cut;	/* the read ended early: "signal" */
 };
 
 static int on_message(void *data, const bt_message *msg)
 {
 	struct run *r = data;
 	struct ctf_event e;
-	int n = ctf_summary__message(&r->sum, msg, &e);
+	int n;
 
+	if (run__stop) {
+		r->cut = "signal";
+		return -ECANCELED;
+	}
+	n = ctf_summary__message(&r->sum, msg, &e);
 	if (n < 0)
 		return n;
-	return n == 1 && r->to_chrome ? chrome__event(&r->chrome, &e) : 0;
+	r->live->tot.events = r->sum.events;
+	r->live->tot.discarded_events = r->sum.discarded_events;
+	r->live->tot.discarded_packets = r->sum.discarded_packets;
+	r->live->discarded_events_msgs = r->sum.discarded_events_msgs;
+	r->live->discarded_packets_msgs = r->sum.discarded_packets_msgs;
+	return n == 1 && r->to_chrome ? chrome__event(&r->chrome, &r->sum, &e) : 0;
 }
 
-static int read_traces(const struct env *env, const struct ctf_traces *t, struct run *r)
+/* Read the traces into R. 0 when read to the end or stopped by a signal
+ * (R->cut), -errno (said) when not. */
+static int read_traces(struct run *r)
 {
-	struct ctf_read rd = { .dirs = t->dirs, .n_dirs = t->n, .shown = env->dir,
+	struct ctf_read rd = { .dirs = r->t->dirs, .n_dirs = r->t->n, .shown = r->env->dir,
 			       .ordered = r->to_chrome, .fn = on_message, .data = r };
 	int err = ctf_sink__read(&rd);
 
+	if (err == -ECANCELED)
+		err = 0;
 	if (!err)
 		ctf_summary__finish(&r->sum);
 	return err;
 }
 
-/* What the reading child tells the parent at its end. */
-struct counts {
-	uint64_t events, discarded_events, discarded_packets;
-};
+/* What the budgets left out and a read cut short, one warning each. */
+static void say_left_out(const struct run *r)
+{
+	const struct ctfpair_stats *p = &r->live->tot.pair;
+
+	if (r->cut)
+		p_warn("the trace was read in part: a signal came after %" PRIu64 " events; the "
+		       "later ones are left out", r->sum.events);
+	if (r->sum.other.count)
+		p_warn("%" PRIu64 " events of threads past the first %u %s", r->sum.other.count,
+		       CTF_MAX_THREADS, r->to_chrome ? "left out" : "counted together, not per thread");
+	if (p->begins_dropped)
+		p_warn("%" PRIu64 " begin events dropped, oldest first: more than %u open on one "
+		       "thread with one name, or %u in all (their ends are instants)",
+		       p->begins_dropped, CTFPAIR_MAX_DEPTH, CTFPAIR_MAX_OPEN);
+	if (p->args_dropped)
+		p_warn("%" PRIu64 " begin events had arguments over %u bytes: left out "
+		       "(\"begin_too_long\")", p->args_dropped, CTFPAIR_MAX_ARGS);
+	if (r->sum.values_left_out)
+		p_warn("%" PRIu64 " events with --by values past the first %u distinct ones not "
+		       "counted", r->sum.values_left_out, CTF_MAX_VALUES);
+}
 
 /* babeltrace2 2.0 aborts on an internal check on some damaged stream
- * packets. So the reading runs in a child: its crash becomes one line of
- * error here, and no output. FN(ENV, T, R, OF, COUNTS) runs in the child;
- * its messages reach stderr when it has ended normally (with -v, also after
- * a crash). Return FN's exit status, or 1. */
-typedef int (*child_fn)(const struct env *env, const struct ctf_traces *t, struct run *r,
-			struct outfile *of, struct counts *c);
-
-static int run_in_child(const struct env *env, const struct ctf_traces *t, struct run *r,
-			struct outfile *of, struct counts *c, child_fn fn)
+ * packets and loops on others: the reading runs in a child (ctf/child.h),
+ * its crash one line of error here, and no output; a signal ends it within
+ * CTF_GRACE_MS, with what it read. Its messages reach stderr when it has
+ * ended by itself (with -v, in every case). Return its exit status, -1
+ * when it was killed after a signal, or 1 when it crashed or could not
+ * run (said). */
+static int run_child(struct run *r, struct ctf_child *c, ctf_child_fn fn)
 {
-	int err_pipe[2], cnt_pipe[2], status = 0, ret;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	ssize_t n;
-	pid_t pid;
+	struct ctf_child_opts o = { .grace_ms = CTF_GRACE_MS, .max_mem = CTF_CHILD_MAX_MEM,
+				    .keep_stderr = true };
 
-	fflush(stdout);
-	fflush(stderr);
-	if (pipe(err_pipe) || pipe(cnt_pipe)) {
-		p_err("cannot create a pipe: %s", strerror(errno));
+	if (ctf_child__run(c, &o, fn, r))
 		return 1;
-	}
-	pid = fork();
-	if (pid < 0) {
-		p_err("cannot fork: %s", strerror(errno));
-		return 1;
-	}
-	if (pid == 0) {
-		close(err_pipe[0]);
-		close(cnt_pipe[0]);
-		dup2(err_pipe[1], 2);
-		close(err_pipe[1]);
-		ret = fn(env, t, r, of, c);
-		fflush(stdout);
-		fflush(stderr);
-		if (write(cnt_pipe[1], c, sizeof(*c)) != (ssize_t)sizeof(*c))
-			ret = 1;
-		_exit(ret);
-	}
-	close(err_pipe[1]);
-	close(cnt_pipe[1]);
-	for (;;) {
-		if (len == cap) {
-			char *nb = cap < (1u << 20) ? realloc(buf, cap ? 2 * cap : 4096) : NULL;
-
-			if (nb) {
-				buf = nb;
-				cap = cap ? 2 * cap : 4096;
-			}
-		}
-		if (len < cap) {
-			n = read(err_pipe[0], buf + len, cap - len);
-		} else {
-			char sink[4096];	/* past 1 MiB: read and dropped */
-
-			n = read(err_pipe[0], sink, sizeof(sink));
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (len < cap)
-			len += (size_t)n;
-	}
-	close(err_pipe[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (read(cnt_pipe[0], c, sizeof(*c)) != (ssize_t)sizeof(*c))
-		memset(c, 0, sizeof(*c));
-	close(cnt_pipe[0]);
-	if (WIFEXITED(status) || log_verbose)
-		fwrite(buf ? buf : "", 1, len, stderr);
-	free(buf);
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
+	if ((c->end == CTF_CHILD_EXITED && WIFEXITED(c->status)) || log_verbose)
+		fwrite(c->err ? c->err : "", 1, c->err_len, stderr);
+	if (c->end != CTF_CHILD_EXITED)
+		return -1;
+	if (WIFEXITED(c->status))
+		return WEXITSTATUS(c->status);
 	p_err("trace '%s' is damaged: babeltrace2 stopped on a failed internal check (%s) "
-	      "(a copy cut short or a full disk?)", env->dir, strsignal(WTERMSIG(status)));
+	      "(a copy cut short or a full disk?)", r->env->dir, strsignal(WTERMSIG(c->status)));
 	return 1;
 }
 
-/* The child of run_chrome: the events into OF, not committed. */
-static int chrome_child(const struct env *env, const struct ctf_traces *t, struct run *r,
-			struct outfile *of, struct counts *c)
+/* The child of run_chrome: the events into the file begun, not committed. */
+static int chrome_child(void *arg, int out, void *result)
 {
-	r->to_chrome = true;
-	r->sum.all_threads = true;
-	chrome__begin(&r->chrome, outfile__fp(of));
-	if (read_traces(env, t, r))
+	struct run *r = arg;
+
+	if (read_traces(r))
 		return 1;
-	chrome__finish(&r->chrome, &r->sum);
-	if (fflush(outfile__fp(of)) || ferror(outfile__fp(of))) {
-		p_err("cannot write '%s': %s", env->output, strerror(errno));
+	if (chrome__close_slices(&r->chrome) || chrome__end(&r->chrome, r->cut)) {
+		p_err("cannot write '%s': %s", r->env->output, strerror(errno));
 		return 1;
 	}
-	*c = (struct counts){ r->sum.events, r->sum.discarded_events, r->sum.discarded_packets };
+	say_left_out(r);
 	return 0;
 }
 
-static int run_chrome(const struct env *env, const struct ctf_traces *t, struct run *r)
+static int run_chrome(struct run *r)
 {
+	const struct env *env = r->env;
 	struct outfile *of = outfile__open(env->output);
-	struct counts c = { 0 };
-	int err;
+	struct ctfpair_limits lim;
+	struct ctf_child c = { 0 };
+	const struct chrome_totals *tot;
+	int err, ret = 1;
 
 	if (!of) {
 		p_err("cannot write '%s': %s", env->output, outfile__strerror(errno));
 		return 1;
 	}
-	if (run_in_child(env, t, r, of, &c, chrome_child)) {
-		outfile__abort(of);
-		return 1;
+	if (ctf_child__init(&c, sizeof(*r->live)))
+		goto fail;
+	r->live = c.result;
+	tot = &r->live->tot;
+	r->to_chrome = true;
+	r->sum.all_threads = true;
+	ctfpair__default_limits(&lim);
+	err = chrome__begin(&r->chrome, outfile__fp(of), &r->live->tot, &lim);
+	if (err) {
+		p_err("cannot write '%s': %s", env->output, strerror(-err));
+		goto fail;
 	}
-	r->sum.events = c.events;
-	r->sum.discarded_events = c.discarded_events;
-	r->sum.discarded_packets = c.discarded_packets;
+	ret = run_child(r, &c, chrome_child);
+	if (ret < 0) {
+		/* killed: what it wrote, ended here with what it counted */
+		err = chrome__salvage(&r->chrome);
+		if (!err)
+			err = chrome__end(&r->chrome, "killed");
+		if (err) {
+			p_err("the trace's reader did not stop within %d ms of the signal: killed, "
+			      "and '%s' cannot be ended: %s", CTF_GRACE_MS, env->output,
+			      err == -ESPIPE ? "not a file, it is cut short" : strerror(-err));
+			ret = 1;
+			goto fail;
+		}
+		p_warn("the trace's reader did not stop within %d ms of the signal: killed, the "
+		       "whole events it wrote kept", CTF_GRACE_MS);
+		ret = 0;
+	}
+	if (ret)
+		goto fail;
 	err = outfile__commit(of);
+	of = NULL;
 	if (err) {
 		p_err("cannot write '%s': %s", env->output, outfile__strerror(err));
-		return 1;
+		ret = 1;
+		goto fail;
 	}
-	if (r->sum.discarded_events || r->sum.discarded_packets)
+	if (tot->discarded_events || tot->discarded_packets)
 		p_warn("%" PRIu64 " events and %" PRIu64 " packets were discarded "
 		       "while tracing; the timeline has gaps",
-		       r->sum.discarded_events, r->sum.discarded_packets);
-	p_info("%" PRIu64 " events from %zu trace dir%s written to %s", r->sum.events, t->n,
-	       t->n == 1 ? "" : "s", env->output);
-	return 0;
+		       tot->discarded_events, tot->discarded_packets);
+	p_info("%" PRIu64 " events from %zu trace dir%s written to %s", tot->events, r->t->n,
+	       r->t->n == 1 ? "" : "s", env->output);
+fail:
+	outfile__abort(of);
+	ctf_child__free(&c);
+	r->live = NULL;
+	return ret;
 }
 
-static int summary_child(const struct env *env, const struct ctf_traces *t, struct run *r,
-			 struct outfile *of, struct counts *c)
+static int summary_child(void *arg, int out, void *result)
 {
+	struct run *r = arg;
+	const struct env *env = r->env;
+
 	r->sum.by = env->by;
-	if (read_traces(env, t, r))
+	r->sum.max_values = CTF_MAX_VALUES;
+	if (read_traces(r))
 		return 1;
-	if (ctf_summary__print(&r->sum, stdout, env->dir, t, env->json, (size_t)env->top)) {
+	r->sum.cut = r->cut;
+	if (ctf_summary__print(&r->sum, stdout, env->dir, r->t, env->json, (size_t)env->top)) {
 		p_err("out of memory");
 		return 1;
 	}
@@ -369,29 +405,63 @@ static int summary_child(const struct env *env, const struct ctf_traces *t, stru
 	if (r->sum.discarded_events || r->sum.discarded_packets)
 		p_warn("%" PRIu64 " events and %" PRIu64 " packets were discarded while tracing",
 		       r->sum.discarded_events, r->sum.discarded_packets);
+	say_left_out(r);
 	return 0;
 }
 
-static int run_summary(const struct env *env, const struct ctf_traces *t, struct run *r)
+static int run_summary(struct run *r)
 {
-	struct counts c = { 0 };
+	const struct env *env = r->env;
+	struct ctf_child c = { 0 };
+	int ret = 1;
 
-	return run_in_child(env, t, r, NULL, &c, summary_child);
+	if (ctf_child__init(&c, sizeof(*r->live)))
+		goto out;
+	r->live = c.result;
+	ret = run_child(r, &c, summary_child);
+	if (ret < 0) {
+		/* killed: the totals it left */
+		struct ctf_summary s = {
+			.cut = "killed", .events = r->live->tot.events,
+			.discarded_events = r->live->tot.discarded_events,
+			.discarded_packets = r->live->tot.discarded_packets,
+			.discarded_events_msgs = r->live->discarded_events_msgs,
+			.discarded_packets_msgs = r->live->discarded_packets_msgs,
+		};
+
+		ret = 0;
+		if (ctf_summary__print(&s, stdout, env->dir, r->t, env->json, (size_t)env->top) ||
+		    fflush(stdout) || ferror(stdout)) {
+			p_err("cannot write the summary: %s", strerror(errno));
+			ret = 1;
+		}
+		ctf_summary__free(&s);
+		p_warn("the trace's reader did not stop within %d ms of the signal: killed, only "
+		       "the count of events it read is known", CTF_GRACE_MS);
+	}
+out:
+	ctf_child__free(&c);
+	r->live = NULL;
+	return ret;
 }
 
 int cmd_ctf(int argc, char **argv)
 {
 	struct env env = { .top = 10 };
 	struct ctf_traces traces = {};
-	struct run r = {};
+	struct run r = { .env = &env, .t = &traces };
 	int ret = parse_args(&env, argc, argv);
 
 	if (ret >= 0)
 		return ret;
+	run__catch_stop();
+	/* secret: the app chooses the threads and values hashed */
+	if (getrandom(&r.sum.seed, sizeof(r.sum.seed), GRND_NONBLOCK) != sizeof(r.sum.seed))
+		r.sum.seed = now_ns() ^ ((uint64_t)getpid() << 32);
+	r.sum.max_threads = CTF_MAX_THREADS;
 	ret = 1;
 	if (open_traces(&env, &traces) == 0)
-		ret = env.mode == MODE_CHROME ? run_chrome(&env, &traces, &r)
-					      : run_summary(&env, &traces, &r);
+		ret = env.mode == MODE_CHROME ? run_chrome(&r) : run_summary(&r);
 	chrome__free(&r.chrome);
 	ctf_summary__free(&r.sum);
 	ctf_traces__free(&traces);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The timeline's LTTng reader (tools/lib/timeline/tlread.c, tlpair.c)
+/* The timeline's LTTng reader (tools/lib/timeline/tlread.c, ctf/ctfpair.c)
  * over a stream lttng-ust wrote (tests/data/timeline) and streams written
  * here in its layout: begins paired with their ends innermost first, and
  * every budget spent and counted (open begins per thread and name and in

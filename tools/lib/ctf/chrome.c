@@ -6,23 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctf/chrome.h"
 #include "ctf/ctfpair.h"
-
-/* A begin event waiting for its end. */
-struct open_slice {
-	const char *base;	/* the class's: lives as long as the summary */
-	uint64_t ts;
-	char *args;		/* its payload as JSON text */
-};
-
-/* A thread's track: its open begin events, innermost last. */
-struct chrome_track {
-	int64_t vpid, vtid;
-	struct open_slice *open;
-	size_t n_open, cap_open;
-};
 
 /* Any field as JSON. The writer tracks JSON_MAX_DEPTH levels: a value
  * nested deeper is written by a writer of its own. */
@@ -94,11 +81,21 @@ static void field_json(struct json *j, const bt_field *f)
 	}
 }
 
-void chrome__begin(struct chrome *w, FILE *out)
+static void write_payload(struct json *j, const void *payload)
 {
+	field_json(j, payload);
+}
+
+int chrome__begin(struct chrome *w, FILE *out, struct chrome_totals *tot,
+		  const struct ctfpair_limits *lim)
+{
+	struct ctfpair_opts o = { .lim = *lim, .payload = write_payload, .origin_first = true,
+				  .process_names = true, .no_payload_null = true,
+				  .open_by_thread = true };
+
 	memset(w, 0, sizeof(*w));
 	w->out = out;
-	w->first_out = true;
+	w->tot = tot;
 	json__init(&w->doc, out);
 	json__obj(&w->doc);
 	json__key(&w->doc, "displayTimeUnit");
@@ -106,239 +103,107 @@ void chrome__begin(struct chrome *w, FILE *out)
 	json__key(&w->doc, "traceEvents");
 	json__arr(&w->doc);
 	fputc('\n', out);
+	/* the events go to the descriptor from here on */
+	if (fflush(out) || ferror(out))
+		return -EIO;
+	w->events_at = ftello(out);
+	w->pair = ctfpair__new(fileno(out), &o, &tot->pair);
+	return w->pair ? 0 : -ENOMEM;
 }
 
-/* Start the next element of "traceEvents" (one a line) in J. */
-static void event_start(struct chrome *w, struct json *j)
+int chrome__event(struct chrome *w, const struct ctf_summary *s, const struct ctf_event *e)
 {
-	if (w->first_out)
-		w->first_out = false;
-	else
-		fputs(",\n", w->out);
-	json__init(j, w->out);
-	json__obj(j);
-}
+	struct ctfpair_event pe;
+	int err;
 
-/* A time, in microseconds with three decimals, TS - ORIGIN (0 if earlier). */
-static void time_us(struct json *j, const char *key, uint64_t ts, uint64_t origin)
-{
-	uint64_t d = ts >= origin ? ts - origin : 0;
-
-	json__key(j, key);
-	json__num(j, "%" PRIu64 ".%03u", d / 1000, (unsigned)(d % 1000));
-}
-
-static void track_meta(struct chrome *w, const struct ctf_thread *t)
-{
-	const char *name = t->procname[0] ? t->procname : "?";
-	struct json j;
-
-	event_start(w, &j);
-	json__key(&j, "ph"); json__str(&j, "M");
-	json__key(&j, "name"); json__str(&j, "thread_name");
-	json__key(&j, "pid"); json__i64(&j, t->vpid);
-	json__key(&j, "tid"); json__i64(&j, t->vtid);
-	json__key(&j, "args"); json__obj(&j); json__key(&j, "name"); json__str(&j, name); json__end(&j);
-	json__end(&j);
-	if (t->vpid != t->vtid)
-		return;
-	event_start(w, &j);
-	json__key(&j, "ph"); json__str(&j, "M");
-	json__key(&j, "name"); json__str(&j, "process_name");
-	json__key(&j, "pid"); json__i64(&j, t->vpid);
-	json__key(&j, "args"); json__obj(&j); json__key(&j, "name"); json__str(&j, name); json__end(&j);
-	json__end(&j);
-}
-
-/* A slice NAME from B to E on track T: BARGS the begin's payload (JSON
- * text, NULL: none), EARGS the end's (NULL: none). */
-static void complete(struct chrome *w, const struct chrome_track *t, const char *name,
-		     uint64_t b, uint64_t e, const char *bargs, const bt_field *eargs,
-		     bool unfinished)
-{
-	struct json j;
-
-	event_start(w, &j);
-	json__key(&j, "ph"); json__str(&j, "X");
-	json__key(&j, "name"); json__str(&j, name);
-	time_us(&j, "ts", b, w->origin);
-	time_us(&j, "dur", e, b);
-	json__key(&j, "pid"); json__i64(&j, t->vpid);
-	json__key(&j, "tid"); json__i64(&j, t->vtid);
-	json__key(&j, "args");
-	json__obj(&j);
-	json__key(&j, "begin");
-	json__num(&j, "%s", bargs ? bargs : "null");
-	if (eargs) {
-		json__key(&j, "end");
-		field_json(&j, eargs);
-	}
-	if (unfinished) {
-		json__key(&j, "unfinished");
-		json__bool(&j, true);
-	}
-	json__end(&j);
-	json__end(&j);
-}
-
-/* The track of thread T, made on its first event; NULL: no memory. */
-static struct chrome_track *track(struct chrome *w, struct ctf_thread *t)
-{
-	struct chrome_track *k;
-
-	if (t->track)
-		return t->track;
-	if (w->n_tracks == w->cap_tracks) {
-		size_t cap = w->cap_tracks ? w->cap_tracks * 2 : 16;
-		struct chrome_track **n = realloc(w->tracks, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		w->tracks = n;
-		w->cap_tracks = cap;
-	}
-	k = calloc(1, sizeof(*k));
-	if (!k)
-		return NULL;
-	k->vpid = t->vpid;
-	k->vtid = t->vtid;
-	w->tracks[w->n_tracks++] = k;
-	t->track = k;
-	return k;
-}
-
-/* Keep begin event E on track K until its end. Return 0 or -ENOMEM. */
-static int open_slice(struct chrome_track *k, const struct ctf_event *e, const bt_field *payload)
-{
-	struct open_slice *s;
-	char *args = NULL;
-	size_t len = 0;
-	struct json j;
-	FILE *m;
-
-	if (k->n_open == k->cap_open) {
-		size_t cap = k->cap_open ? k->cap_open * 2 : 8;
-
-		s = realloc(k->open, cap * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		k->open = s;
-		k->cap_open = cap;
-	}
-	m = open_memstream(&args, &len);
-	if (!m)
-		return -ENOMEM;
-	json__init(&j, m);
-	if (payload)
-		field_json(&j, payload);
-	else
-		json__null(&j);
-	if (fclose(m)) {
-		free(args);
-		return -ENOMEM;
-	}
-	k->open[k->n_open++] = (struct open_slice){ e->cls->base, e->ts, args };
-	return 0;
-}
-
-/* Close the innermost open slice of end event E on track K; false if none
- * is open. */
-static bool close_slice(struct chrome *w, struct chrome_track *k, const struct ctf_event *e,
-			const bt_field *payload)
-{
-	size_t i;
-
-	for (i = k->n_open; i-- > 0;) {
-		struct open_slice s = k->open[i];
-
-		if (strcmp(s.base, e->cls->base) != 0)
-			continue;
-		complete(w, k, s.base, s.ts, e->ts, s.args, payload, false);
-		free(s.args);
-		memmove(&k->open[i], &k->open[i + 1], (k->n_open - i - 1) * sizeof(*k->open));
-		k->n_open--;
-		return true;
-	}
-	return false;
-}
-
-int chrome__event(struct chrome *w, const struct ctf_event *e)
-{
-	const bt_field *payload = bt_event_borrow_payload_field_const(e->ev);
-	struct chrome_track *k;
-	struct json j;
-
-	if (e->new_thread)
-		track_meta(w, e->thread);
-	k = track(w, e->thread);
-	if (!k)
-		return -ENOMEM;
-	if (!w->origin_set) {
-		w->origin = e->ts;
-		w->origin_set = true;
-	}
-	if (e->cls->kind == CTFPAIR_BEGIN)
-		return open_slice(k, e, payload);
-	/* an end whose begin is not in the trace: kept as an instant */
-	if (e->cls->kind == CTFPAIR_END && close_slice(w, k, e, payload))
+	if (e->thread == &s->other) {
+		w->tot->other_threads++;
 		return 0;
-	event_start(w, &j);
-	json__key(&j, "ph"); json__str(&j, "i");
-	json__key(&j, "s"); json__str(&j, "t");
-	json__key(&j, "name"); json__str(&j, e->cls->name);
-	time_us(&j, "ts", e->ts, w->origin);
-	json__key(&j, "pid"); json__i64(&j, k->vpid);
-	json__key(&j, "tid"); json__i64(&j, k->vtid);
-	json__key(&j, "args");
-	if (payload) {
-		field_json(&j, payload);
-	} else {
-		json__obj(&j);
-		json__end(&j);
 	}
-	json__end(&j);
-	return 0;
+	pe = (struct ctfpair_event){
+		.kind = e->cls->kind, .name = e->cls->name, .base = e->cls->base,
+		.thread = e->thread->seq, .pid = e->thread->vpid, .tid = e->thread->vtid,
+		.new_thread = e->new_thread, .procname = e->thread->procname, .ts = e->ts,
+		.payload = bt_event_borrow_payload_field_const(e->ev),
+	};
+	err = ctfpair__event(w->pair, &pe);
+	w->tot->origin = ctfpair__origin(w->pair);
+	return err;
 }
 
-void chrome__finish(struct chrome *w, const struct ctf_summary *s)
+int chrome__close_slices(struct chrome *w)
 {
-	size_t i, n;
+	return ctfpair__finish(w->pair);
+}
 
-	for (i = 0; i < w->n_tracks; i++) {
-		struct chrome_track *k = w->tracks[i];
+int chrome__end(struct chrome *w, const char *cut)
+{
+	const struct chrome_totals *t = w->tot;
 
-		for (n = 0; n < k->n_open; n++) {
-			complete(w, k, k->open[n].base, k->open[n].ts, s->last, k->open[n].args,
-				 NULL, true);
-			free(k->open[n].args);
-		}
-		k->n_open = 0;
-	}
 	fputc('\n', w->out);
 	json__end(&w->doc);
 	json__key(&w->doc, "otherData");
 	json__obj(&w->doc);
 	json__key(&w->doc, "source"); json__str(&w->doc, "sidescope ctf chrome");
-	json__key(&w->doc, "clock_origin_ns"); json__u64(&w->doc, w->origin);
-	json__key(&w->doc, "events"); json__u64(&w->doc, s->events);
-	json__key(&w->doc, "discarded_events"); json__u64(&w->doc, s->discarded_events);
-	json__key(&w->doc, "discarded_packets"); json__u64(&w->doc, s->discarded_packets);
+	json__key(&w->doc, "clock_origin_ns"); json__u64(&w->doc, t->origin);
+	json__key(&w->doc, "events"); json__u64(&w->doc, t->events);
+	json__key(&w->doc, "discarded_events"); json__u64(&w->doc, t->discarded_events);
+	json__key(&w->doc, "discarded_packets"); json__u64(&w->doc, t->discarded_packets);
+	if (t->pair.begins_dropped || t->pair.args_dropped || t->other_threads) {
+		json__key(&w->doc, "lost");
+		json__obj(&w->doc);
+		json__key(&w->doc, "begins_dropped"); json__u64(&w->doc, t->pair.begins_dropped);
+		json__key(&w->doc, "begin_args_dropped"); json__u64(&w->doc, t->pair.args_dropped);
+		json__key(&w->doc, "other_threads_events"); json__u64(&w->doc, t->other_threads);
+		json__end(&w->doc);
+	}
+	if (cut) {
+		json__key(&w->doc, "read_cut"); json__str(&w->doc, cut);
+	}
 	json__end(&w->doc);
 	json__end(&w->doc);
 	fputc('\n', w->out);
+	return fflush(w->out) || ferror(w->out) ? -EIO : 0;
+}
+
+int chrome__salvage(struct chrome *w)
+{
+	int fd = fileno(w->out);
+	char buf[65536 + 1];
+	off_t end, at, cut;
+	ssize_t n, i;
+
+	if (w->events_at < 0)
+		return -ESPIPE;
+	end = lseek(fd, 0, SEEK_END);
+	if (end < 0)
+		return errno == ESPIPE ? -ESPIPE : -errno;
+	/* from the end back: blocks that overlap by a byte, for a ",\n"
+	 * across two */
+	cut = w->events_at;
+	for (at = end; at > w->events_at; at -= n - 1) {
+		off_t from = at - w->events_at > 65536 ? at - 65536 : w->events_at;
+
+		n = pread(fd, buf, (size_t)(at - from), from);
+		if (n < 0)
+			return -errno;
+		if (n < 2 || n != at - from)
+			break;
+		for (i = n - 2; i >= 0; i--)
+			if (buf[i] == ',' && buf[i + 1] == '\n')
+				break;
+		if (i >= 0) {
+			cut = from + i;
+			break;
+		}
+	}
+	if (ftruncate(fd, cut) || fseeko(w->out, cut, SEEK_SET))
+		return -errno;
+	return 0;
 }
 
 void chrome__free(struct chrome *w)
 {
-	size_t i, n;
-
-	for (i = 0; i < w->n_tracks; i++) {
-		for (n = 0; n < w->tracks[i]->n_open; n++)
-			free(w->tracks[i]->open[n].args);
-		free(w->tracks[i]->open);
-		free(w->tracks[i]);
-	}
-	free(w->tracks);
-	w->tracks = NULL;
-	w->n_tracks = w->cap_tracks = 0;
+	ctfpair__free(w->pair);
+	w->pair = NULL;
 }

@@ -160,9 +160,17 @@ static struct ctf_thread *th_lookup(struct ctf_summary *s, int64_t vpid, int64_t
 	s->th[i].used = true;
 	s->th[i].vpid = vpid;
 	s->th[i].vtid = vtid;
+	s->th[i].seq = (uint32_t)s->th_n;
 	s->th_n++;
 	*created = true;
 	return &s->th[i];
+}
+
+/* The values are the app's: the seed keeps them from piling up in one run
+ * of slots (the table's order is not the report's). */
+static size_t val_hash(const struct ctf_summary *s, const char *v)
+{
+	return (size_t)hash__u64(hash__more(HASH_SEED ^ s->seed, v, strlen(v)));
 }
 
 static int val_add(struct ctf_summary *s, const char *v)
@@ -178,7 +186,7 @@ static int val_add(struct ctf_summary *s, const char *v)
 		for (i = 0; i < s->val_cap; i++) {
 			if (!s->val[i].used)
 				continue;
-			for (j = hash__str(s->val[i].value) & (cap - 1); n[j].used; j = (j + 1) & (cap - 1))
+			for (j = val_hash(s, s->val[i].value) & (cap - 1); n[j].used; j = (j + 1) & (cap - 1))
 				;
 			n[j] = s->val[i];
 		}
@@ -186,11 +194,15 @@ static int val_add(struct ctf_summary *s, const char *v)
 		s->val = n;
 		s->val_cap = cap;
 	}
-	for (i = hash__str(v) & (s->val_cap - 1); s->val[i].used; i = (i + 1) & (s->val_cap - 1)) {
+	for (i = val_hash(s, v) & (s->val_cap - 1); s->val[i].used; i = (i + 1) & (s->val_cap - 1)) {
 		if (strcmp(s->val[i].value, v) == 0) {
 			s->val[i].count++;
 			return 0;
 		}
+	}
+	if (s->max_values && s->val_n >= s->max_values) {
+		s->values_left_out++;
+		return 0;
 	}
 	s->val[i].value = strdup(v);
 	if (!s->val[i].value)
@@ -391,6 +403,12 @@ void ctf_summary__free(struct ctf_summary *s)
 
 /* ---- reports ------------------------------------------------------------- */
 
+/* Only the totals are known: the reader was killed. */
+static bool killed(const struct ctf_summary *s)
+{
+	return s->cut && !strcmp(s->cut, "killed");
+}
+
 struct name_row {
 	const char *name;
 	uint64_t count, first, last;
@@ -589,6 +607,9 @@ static void json_rows(struct json *j, const struct report *rp)
 		json__end(j);
 	}
 	json__end(j);
+	if (s->other.count) {
+		json__key(j, "other_threads_events"); json__u64(j, s->other.count);
+	}
 }
 
 static void print_json(FILE *o, const struct report *rp)
@@ -610,7 +631,10 @@ static void print_json(FILE *o, const struct report *rp)
 	json__key(&j, "discarded_packets"); json__u64(&j, s->discarded_packets);
 	json__key(&j, "discarded_packets_records"); json__u64(&j, s->discarded_packets_msgs);
 	json__key(&j, "events"); json__u64(&j, s->events);
-	if (s->events) {
+	if (s->cut) {
+		json__key(&j, "read_cut"); json__str(&j, s->cut);
+	}
+	if (s->events && !killed(s)) {
 		json__key(&j, "first_ns"); json__u64(&j, s->first);
 		json__key(&j, "last_ns"); json__u64(&j, s->last);
 		json__key(&j, "duration_s"); json__num(&j, "%.9f", (double)(s->last - s->first) / 1e9);
@@ -621,6 +645,9 @@ static void print_json(FILE *o, const struct report *rp)
 		json__obj(&j);
 		json__key(&j, "field"); json__str(&j, s->by);
 		json__key(&j, "missing"); json__u64(&j, s->by_missing);
+		if (s->values_left_out) {
+			json__key(&j, "values_left_out"); json__u64(&j, s->values_left_out);
+		}
 		json__key(&j, "values");
 		json__arr(&j);
 		for (i = 0; i < s->val_n; i++) {
@@ -667,6 +694,14 @@ static bool text_head(FILE *o, const struct report *rp)
 			"!!! sub-buffers were lost (overwrite mode or a slow consumer).\n",
 			s->discarded_packets, s->discarded_packets_msgs);
 	fprintf(o, "trace: %s (%zu CTF trace dir%s)\n", rp->dir, rp->t->n, rp->t->n == 1 ? "" : "s");
+	if (killed(s)) {
+		fprintf(o, "read cut short: its reader did not stop in time and was killed;\n"
+			"only the count of events is known\nevents: %" PRIu64 "\n", s->events);
+		return false;
+	}
+	if (s->cut)
+		fprintf(o, "read cut short (%s): the counts cover the events read before it\n",
+			s->cut);
 	if (!s->events) {
 		fprintf(o, "no events\n");
 		return false;
@@ -701,6 +736,9 @@ static void text_threads(FILE *o, const struct report *rp, size_t top)
 			s->th[i].count);
 	if (s->th_n > top)
 		fprintf(o, "(%zu more threads; --top N shows more)\n", s->th_n - top);
+	if (s->other.count)
+		fprintf(o, "(%" PRIu64 " events of threads past the first %zu not told apart)\n",
+			s->other.count, s->max_threads);
 }
 
 static void print_text(FILE *o, const struct report *rp, size_t top)
@@ -731,6 +769,9 @@ static void print_text(FILE *o, const struct report *rp, size_t top)
 	}
 	if (s->val_n == 0)
 		fprintf(o, "%12s  (no event has a field '%s')\n", "-", s->by);
+	if (s->values_left_out)
+		fprintf(o, "(%" PRIu64 " events with values past the first %zu not counted)\n",
+			s->values_left_out, s->max_values);
 }
 
 int ctf_summary__print(struct ctf_summary *s, FILE *o, const char *dir,

@@ -38,7 +38,8 @@ struct ctf_thread {
 	uint64_t count;
 	char procname[32];
 	bool used;		/* false: a free slot */
-	void *track;		/* the Chrome writer's, which owns it */
+	uint32_t seq;		/* threads are numbered in the order of their
+				 * first events */
 };
 
 struct ctf_value {
@@ -60,6 +61,12 @@ struct ctf_summary {
 	uint64_t seed;		/* mixed into the thread table's hash: a secret
 				 * one keeps the vpid and vtid a trace chose from
 				 * piling up in one run of slots */
+	size_t max_values;	/* --by values told apart; 0: no limit. Past it,
+				 * the events of a new value are counted in
+				 * values_left_out */
+	const char *cut;	/* why the read ended early ("signal",
+				 * "killed": only the totals are known), said
+				 * in the report; NULL: it did not */
 	/* ---- */
 	struct ctf_class *ev;	/* open addressing on the class pointer */
 	size_t ev_cap, ev_n;
@@ -71,6 +78,7 @@ struct ctf_summary {
 	struct ctf_value *val;	/* the --by values */
 	size_t val_cap, val_n;
 	uint64_t by_missing;
+	uint64_t values_left_out;	/* events whose value was past max_values */
 	uint64_t events, first, last;	/* first and last: ctf_summary__finish */
 	uint64_t discarded_events, discarded_events_msgs;
 	uint64_t discarded_packets, discarded_packets_msgs;
@@ -95,9 +103,11 @@ int ctf_summary__message(struct ctf_summary *s, const bt_message *msg, struct ct
 void ctf_summary__finish(struct ctf_summary *s);
 
 /* Print the summary of the traces T found under DIR to O: the table (the
- * TOP most frequent threads and --by values) or one JSON object. Sorts the
- * thread and value tables (no more messages after it). Return 0 or
- * -ENOMEM; write errors are O's. */
+ * TOP most frequent threads and --by values) or one JSON object; what the
+ * budgets left out (max_threads, max_values) and a cut read are said, in
+ * the table and in the object, only when they are. Sorts the thread and
+ * value tables (no more messages after it). Return 0 or -ENOMEM; write
+ * errors are O's. */
 int ctf_summary__print(struct ctf_summary *s, FILE *o, const char *dir,
 		       const struct ctf_traces *t, bool json, size_t top);
 

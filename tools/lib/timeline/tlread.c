@@ -17,15 +17,11 @@
  * not corrected (Kubernetes does not make them). */
 #include "ctf/bt2.h"
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/random.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,19 +30,12 @@
 #include "core/run.h"
 #include "core/util.h"
 #include "ctf/chrome.h"
+#include "ctf/child.h"
+#include "ctf/ctfpair.h"
 #include "ctf/sink.h"
 #include "ctf/summary.h"
 #include "ctf/trace.h"
-#include "timeline/tlpair.h"
 #include "timeline/tlread.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define TL_READ_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TL_READ_ASAN 1
-#endif
-#endif
 
 const char *tl_read__cut_name(int cut)
 {
@@ -79,7 +68,8 @@ struct pair {
 struct reader {
 	const struct tl_read *rd;
 	struct tl_lttng_stats *st;
-	struct tl_pair *pair;
+	struct ctfpair *pair;
+	struct ctfpair_stats pst;
 	struct ctf_summary sum;
 	bool clock_seen;
 	struct pair *pairs;	/* vtid -> tid, sorted by vtid */
@@ -160,6 +150,11 @@ static void write_payload(struct json *j, const void *payload)
 	chrome__field_json(j, payload);
 }
 
+static bool named(const void *tl, int64_t tid)
+{
+	return tl && timeline__has_thread(tl, (pid_t)tid);
+}
+
 /* End the read early: the sink stops on -ECANCELED without a word. */
 static int cut(struct reader *r, int why)
 {
@@ -172,14 +167,14 @@ static int on_message(void *data, const bt_message *msg)
 	struct reader *r = data;
 	const struct tl_read_limits *lim = &r->rd->lim;
 	struct ctf_event e;
-	struct tl_event te;
+	struct ctfpair_event pe;
 	int n;
 
 	if (run__stop)
 		return cut(r, TL_CUT_SIGNAL);
 	if (lim->deadline_ns && (++r->msgs & 63) == 0 && now_ns() >= lim->deadline_ns)
 		return cut(r, TL_CUT_TIME);
-	if (tl_pair__written(r->pair) >= lim->max_bytes)
+	if (ctfpair__written(r->pair) >= lim->max_bytes)
 		return cut(r, TL_CUT_OUTPUT);
 	n = ctf_summary__message(&r->sum, msg, &e);
 	if (n <= 0)
@@ -188,19 +183,23 @@ static int on_message(void *data, const bt_message *msg)
 		r->st->other_threads++;
 		return 0;
 	}
-	te = (struct tl_event){
+	pe = (struct ctfpair_event){
 		.kind = e.cls->kind, .name = e.cls->name, .base = e.cls->base,
-		.tid = tid_of(r, e.thread ? e.thread->vtid : 0), .new_thread = e.new_thread,
-		.procname = e.thread ? e.thread->procname : NULL, .ts = event_time(r, msg),
-		.payload = bt_event_borrow_payload_field_const(e.ev),
+		.thread = e.thread->seq, .pid = r->rd->pid, .tid = tid_of(r, e.thread->vtid),
+		.new_thread = e.new_thread, .procname = e.thread->procname,
+		.ts = event_time(r, msg), .payload = bt_event_borrow_payload_field_const(e.ev),
 	};
-	return tl_pair__event(r->pair, &te);
+	return ctfpair__event(r->pair, &pe);
 }
 
 int tl_read__dir(const struct tl_read *rd, struct tl_lttng_stats *st)
 {
-	struct tl_pair_opts po = { .pid = rd->pid, .origin = rd->origin, .tl = rd->tl,
-				   .lim = &rd->lim, .payload = write_payload };
+	struct ctfpair_opts po = {
+		.lim = { .max_bytes = rd->lim.max_bytes, .max_open = rd->lim.max_open,
+			 .max_depth = rd->lim.max_depth, .max_args = rd->lim.max_args },
+		.payload = write_payload, .origin = rd->origin, .cat = "lttng",
+		.named = named, .named_ctx = rd->tl,
+	};
 	struct reader r = { .rd = rd, .st = st };
 	struct ctf_traces t = { 0 };
 	struct err e = { 0 };
@@ -215,7 +214,7 @@ int tl_read__dir(const struct tl_read *rd, struct tl_lttng_stats *st)
 	r.sum.max_threads = rd->lim.max_threads;
 	r.sum.seed = seed;
 	st->cut = TL_CUT_NONE;
-	r.pair = tl_pair__new(rd->fd, &po, st);
+	r.pair = ctfpair__new(rd->fd, &po, &r.pst);
 	if (!r.pair || make_pairs(&r)) {
 		err = -ENOMEM;
 		p_err("out of memory");
@@ -244,12 +243,19 @@ int tl_read__dir(const struct tl_read *rd, struct tl_lttng_stats *st)
 	st->discarded_events = r.sum.discarded_events;
 	st->discarded_packets = r.sum.discarded_packets;
 	/* what was opened is closed, after an error too: whole events */
-	if (tl_pair__finish(r.pair) && !err) {
+	if (ctfpair__finish(r.pair) && !err) {
 		p_err("cannot pass the LTTng events on: %s", strerror(errno));
 		err = -EIO;
 	}
+	st->slices = r.pst.slices;
+	st->instants = r.pst.instants;
+	st->begins_dropped = r.pst.begins_dropped;
+	st->args_dropped = r.pst.args_dropped;
+	st->unwritten = r.pst.unwritten;
+	st->first_ns = r.pst.first_ns;
+	st->last_ns = r.pst.last_ns;
 cleanup:
-	tl_pair__free(r.pair);
+	ctfpair__free(r.pair);
 	free(r.pairs);
 	ctf_summary__free(&r.sum);
 	ctf_traces__free(&t);
@@ -258,122 +264,32 @@ cleanup:
 
 /* ---- in a child process ------------------------------------------------------ */
 
-/* A reader's own stop: run__stop, as the parent's handler sets it, but with
- * SA_RESTART, so that babeltrace2's reads are not failed by it. */
-static void reader_on_signal(int sig)
-{
-	run__stop = sig;
-}
-
-/* In the child: its memory limited, read the trace onto RD->fd, then the
- * stats onto CNT. */
-static void __attribute__((noreturn))
-reader_child(const struct tl_read *rd, int cnt, pid_t parent, struct tl_lttng_stats *st)
-{
-	struct sigaction sa;
-	int err;
-
-	/* the parent killed, or gone before this was set: no orphan reads on */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = reader_on_signal;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-#ifndef TL_READ_ASAN
-	/* babeltrace2 2.0 indexes a stream whose packet says its size is 0
-	 * over and over, growing without end until it is killed; with ASan
-	 * the shadow memory counts as data, so no limit there */
-	{
-		struct rlimit rl = { TL_READ_MAX_MEM, TL_READ_MAX_MEM };
-
-		setrlimit(RLIMIT_DATA, &rl);
-	}
-#endif
-	err = tl_read__dir(rd, st);
-	if (write(cnt, st, sizeof(*st)) != (ssize_t)sizeof(*st))
-		err = -EIO;
-	_exit(err ? 1 : 0);
-}
-
-/* The parent's end of the reader's pipe. */
-struct inbuf {
-	char *buf;
-	size_t len, cap, max;
+struct forked {
+	const struct tl_read *rd;
+	const struct tl_lttng_stats *st;
 };
 
-/* Read what FD has into B. 1: more may come; 0: its end; -EFBIG: B is
- * full (B->max); -ENOMEM; -errno. */
-static int inbuf_read(struct inbuf *b, int fd)
+/* In the child: read the trace onto OUT, the stats into RESULT. */
+static int reader_child(void *arg, int out, void *result)
 {
-	ssize_t n;
+	const struct forked *f = arg;
+	struct tl_read crd = *f->rd;
+	struct tl_lttng_stats *st = result, cst = *f->st;
+	int err;
 
-	if (b->len >= b->max)
-		return -EFBIG;
-	if (b->cap - b->len < 65536 && b->cap < b->max + 1) {
-		size_t ncap = b->cap ? b->cap * 2 : 1 << 20;
-		char *nb;
-
-		if (ncap > b->max + 1)
-			ncap = b->max + 1;
-		nb = realloc(b->buf, ncap);
-		if (!nb)
-			return -ENOMEM;
-		b->buf = nb;
-		b->cap = ncap;
-	}
-	n = read(fd, b->buf + b->len, b->cap - 1 - b->len);
-	if (n < 0)
-		return errno == EINTR || errno == EAGAIN ? 1 : -errno;
-	b->len += (size_t)n;
-	return n > 0;
+	crd.fd = out;
+	err = tl_read__dir(&crd, &cst);
+	*st = cst;
+	return err ? 1 : 0;
 }
 
 /* The whole events of a reader that did not end well: up to its last
  * ",\n", which no event holds (JSON strings escape their newlines). */
-static void whole_events(struct inbuf *b)
+static void whole_events(struct ctf_child *c)
 {
-	while (b->len >= 2 && memcmp(b->buf + b->len - 2, ",\n", 2))
-		b->len--;
-	b->len = b->len >= 2 ? b->len - 2 : 0;
-}
-
-/* Collect the reader's events until it ends, is told to end (a signal
- * here, forwarded) or passes its deadline by TL_READ_GRACE_MS. Return 0
- * when it ended on its own, TL_CUT_KILLED or TL_CUT_OUTPUT when it must
- * be killed, or a negative errno. */
-static int collect(pid_t pid, int fd, struct inbuf *b, uint64_t deadline)
-{
-	const uint64_t grace = TL_READ_GRACE_MS * 1000000ull;
-	uint64_t hard = deadline + grace, now;
-	bool told = false;
-	int r;
-
-	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-		now = now_ns();
-		if (run__stop && !told) {
-			kill(pid, SIGTERM);
-			told = true;
-			if (hard > now + grace)
-				hard = now + grace;
-		}
-		if (now >= hard)
-			return TL_CUT_KILLED;
-		r = poll(&pfd, 1, (int)((hard - now) / 1000000) + 1);
-		if (r < 0 && errno != EINTR)
-			return -errno;
-		if (r <= 0)
-			continue;
-		r = inbuf_read(b, fd);
-		if (r == -EFBIG)
-			return TL_CUT_OUTPUT;
-		if (r <= 0)
-			return r;
-	}
+	while (c->out_len >= 2 && memcmp(c->out + c->out_len - 2, ",\n", 2))
+		c->out_len--;
+	c->out_len = c->out_len >= 2 ? c->out_len - 2 : 0;
 }
 
 int tl_read__forked(const struct tl_read *rd, struct timeline *tl, struct tl_lttng_stats *st)
@@ -382,90 +298,58 @@ int tl_read__forked(const struct tl_read *rd, struct timeline *tl, struct tl_ltt
 	 * one during the read ends it: run__stop cleared to see it, then put
 	 * back */
 	sig_atomic_t stopped = run__stop;
-	struct tl_read crd = *rd;
-	struct inbuf b = { 0 };
-	int data[2] = { -1, -1 }, cnt[2] = { -1, -1 }, status = 0, err = 0, killed, i;
-	struct tl_lttng_stats cst;
-	uint64_t now = now_ns();
-	pid_t pid, self = getpid();
-
+	struct forked f = { rd, st };
 	/* what the reader writes at most: its budget, passed by the begins it
 	 * closes at the end and by one event */
-	b.max = rd->lim.max_bytes + rd->lim.max_bytes / 4;
+	struct ctf_child_opts o = {
+		.deadline_ns = rd->lim.deadline_ns, .grace_ms = TL_READ_GRACE_MS,
+		.max_mem = TL_READ_MAX_MEM, .out_pipe = true,
+		.max_out = rd->lim.max_bytes + rd->lim.max_bytes / 4,
+	};
+	struct ctf_child c;
+	uint64_t now = now_ns();
+	int err, killed;
+
 	p_debug("reading the LTTng trace: %llu ms, %zu MiB of events, %u open begins (%u of one "
 		"thread and name, %u bytes of arguments each), %u threads",
 		(unsigned long long)(rd->lim.deadline_ns > now ? (rd->lim.deadline_ns - now) / 1000000 : 0),
 		rd->lim.max_bytes >> 20, rd->lim.max_open, rd->lim.max_depth, rd->lim.max_args,
 		rd->lim.max_threads);
-	fflush(stdout);
-	fflush(stderr);
-	if (pipe2(data, O_CLOEXEC) || pipe2(cnt, O_CLOEXEC)) {
-		err = -errno;
-		p_err("cannot create a pipe: %s", strerror(errno));
+	err = ctf_child__init(&c, sizeof(*st));
+	if (err)
 		goto cleanup;
-	}
 	run__stop = 0;
-	pid = fork();
-	if (pid < 0) {
-		err = -errno;
-		p_err("cannot fork: %s", strerror(errno));
+	err = ctf_child__run(&c, &o, reader_child, &f);
+	if (err)
 		goto cleanup;
-	}
-	if (pid == 0) {
-		close(data[0]);
-		close(cnt[0]);
-		crd.fd = data[1];
-		cst = *st;
-		reader_child(&crd, cnt[1], self, &cst);
-	}
-	close(data[1]);
-	close(cnt[1]);
-	data[1] = cnt[1] = -1;
-	killed = collect(pid, data[0], &b, rd->lim.deadline_ns);
-	if (killed)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (killed < 0) {
-		err = killed;
-		p_err("cannot read the LTTng events: %s", strerror(-err));
-		goto cleanup;
-	}
-	/* the child writes its stats before its end of the events closes */
-	fcntl(cnt[0], F_SETFL, O_NONBLOCK);
-	if (!killed && read(cnt[0], &cst, sizeof(cst)) == (ssize_t)sizeof(cst))
-		*st = cst;
-	if (killed || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		whole_events(&b);
+	killed = c.end == CTF_CHILD_KILLED ? TL_CUT_KILLED : c.end == CTF_CHILD_FULL ? TL_CUT_OUTPUT : 0;
+	if (!killed && c.done)
+		*st = *(struct tl_lttng_stats *)c.result;
+	if (killed || !WIFEXITED(c.status) || WEXITSTATUS(c.status)) {
+		whole_events(&c);
 		st->cut = killed ? killed : TL_CUT_FAILED;
 		if (killed == TL_CUT_KILLED)
 			p_warn("the LTTng reader did not stop within %d ms of its end: killed, "
-			       "%zu bytes of its events kept", TL_READ_GRACE_MS, b.len);
+			       "%zu bytes of its events kept", TL_READ_GRACE_MS, c.out_len);
 		else if (killed == TL_CUT_OUTPUT)
 			p_warn("the LTTng reader wrote more than %zu MiB: killed, %zu bytes of its "
-			       "events kept", b.max >> 20, b.len);
-		else if (WIFSIGNALED(status))
+			       "events kept", o.max_out >> 20, c.out_len);
+		else if (WIFSIGNALED(c.status))
 			p_warn("reading the LTTng trace failed: the reader died of signal %d (a "
-			       "damaged trace?); %zu bytes of its events kept", WTERMSIG(status), b.len);
+			       "damaged trace?); %zu bytes of its events kept", WTERMSIG(c.status),
+			       c.out_len);
 		else
-			p_warn("reading the LTTng trace failed; %zu bytes of its events kept", b.len);
+			p_warn("reading the LTTng trace failed; %zu bytes of its events kept", c.out_len);
 	}
-	if (b.len)
-		err = timeline__raw_take(tl, b.buf, b.len);
-	else
-		free(b.buf);
-	b.buf = NULL;
+	if (c.out_len) {
+		err = timeline__raw_take(tl, c.out, c.out_len);
+		c.out = NULL;
+	}
 	if (err)
 		p_err("out of memory");
 cleanup:
+	ctf_child__free(&c);
 	if (!run__stop)
 		run__stop = stopped;
-	free(b.buf);
-	for (i = 0; i < 2; i++) {
-		if (data[i] >= 0)
-			close(data[i]);
-		if (cnt[i] >= 0)
-			close(cnt[i]);
-	}
 	return err;
 }

@@ -4,17 +4,17 @@
  *
  * The trace is the app's work: the names come from its registrations, the
  * contexts and payloads from the ring buffers it writes in its own memory,
- * so every event is hostile input. babeltrace2 decodes it (ctf/), tlpair.h
- * pairs the events in O(1) with its own budgets (open begins, arguments,
- * bytes written), and here:
+ * so every event is hostile input. babeltrace2 decodes it (ctf/),
+ * ctf/ctfpair.h pairs the events in O(1) with its own budgets (open begins,
+ * arguments, bytes written), and here:
  *   - threads are told apart up to max_threads, the events of the others
  *     left out and counted;
  *   - the read stops at its deadline, when max_bytes of events are
  *     written, or on SIGINT/SIGTERM (run__stop), the events written so far
  *     kept; ST->cut says which ended it;
  *   - tl_read__forked runs it in a child process that a parent kills when
- *     it does not stop on time, its memory limited: babeltrace2 itself may
- *     loop or abort on a damaged stream.
+ *     it does not stop on time, its memory limited (ctf/child.h):
+ *     babeltrace2 itself may loop or abort on a damaged stream.
  * Bounded memory and time per event whatever the trace holds. */
 #ifndef SIDESCOPE_TIMELINE_TLREAD_H
 #define SIDESCOPE_TIMELINE_TLREAD_H
@@ -24,14 +24,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ctf/child.h"
+#include "ctf/ctfpair.h"
 #include "timeline/timeline.h"
 
 /* The budgets tl_read__default_limits sets. */
 #define TL_READ_MAX_BYTES	((size_t)64 << 20)	/* of events written */
-#define TL_READ_MAX_OPEN	8192u	/* open begins in all */
-#define TL_READ_MAX_DEPTH	1024u	/* open begins of one thread and name */
+#define TL_READ_MAX_OPEN	CTFPAIR_MAX_OPEN	/* open begins in all */
+#define TL_READ_MAX_DEPTH	CTFPAIR_MAX_DEPTH	/* of one thread and name */
 #define TL_READ_MAX_THREADS	4096u	/* threads told apart */
-#define TL_READ_MAX_ARGS	2048u	/* bytes of a begin's arguments kept */
+#define TL_READ_MAX_ARGS	CTFPAIR_MAX_ARGS	/* bytes of a begin's arguments */
 
 struct tl_read_limits {
 	uint64_t deadline_ns;	/* now_ns() at which the read stops; 0: none */
@@ -85,7 +87,7 @@ struct tl_read {
  * the begins still open (max_open slices at most: milliseconds). */
 #define TL_READ_GRACE_MS 300
 /* Its data memory (RLIMIT_DATA; not under ASan, whose shadow counts). */
-#define TL_READ_MAX_MEM ((size_t)256 << 20)
+#define TL_READ_MAX_MEM CTF_CHILD_MAX_MEM
 
 /* LIM's budgets from the TL_READ_MAX_* above, no deadline. */
 void tl_read__default_limits(struct tl_read_limits *lim);

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* libFuzzer target: the pairing of a timeline's LTTng events into Chrome
- * trace events (timeline/tlpair), the part of the LTTng reader that the
- * app's events drive: which names, on which threads, in which order, with
- * which payloads. The events are decoded from the input, not read by
- * babeltrace2, which aborts and loops on damaged streams (sidescope reads
- * traces in a child process it kills on time: tl_read__forked, checked by
- * tests/unit/timeline/test_tlread.c).
+/* libFuzzer target: the pairing of trace events into Chrome trace events
+ * (ctf/ctfpair, for the timeline's LTTng events and 'ctf chrome'), the
+ * part of the readers that the app's events drive: which names, on which
+ * threads, in which order, with which payloads. The events are decoded
+ * from the input, not read by babeltrace2, which aborts and loops on
+ * damaged streams (sidescope reads traces in a child process it kills on
+ * time: ctf/child, checked by tests/unit/timeline/test_tlread.c).
  *
  * Input: one byte of mode (bit 0: the default budgets, else small ones that
  * short inputs reach; bits 1-2: how many times the events are replayed, 1
- * to 4), then 4-byte events: name (of the table below), thread, time step,
- * payload length (its bytes follow). Every input has a time budget: one
- * that takes longer fails the target (abort). Work per event that grows
- * with the begins kept takes more events than an input holds to show:
+ * to 4; bit 3: the options of 'ctf chrome', else the timeline's), then
+ * 4-byte events: name (of the table below), thread, time step, payload
+ * length (its bytes follow). Every input has a time budget: one that takes
+ * longer fails the target (abort). Work per event that grows with the
+ * begins kept takes more events than an input holds to show:
  * tests/unit/timeline/test_tlread.c times that.  */
 #include <stdint.h>
 #include <stdio.h>
@@ -22,7 +23,6 @@
 #include "core/json.h"
 #include "core/util.h"
 #include "ctf/ctfpair.h"
-#include "timeline/tlpair.h"
 
 /* per input: a hundred times what the largest take here (10 ms; 80 ms
  * with ASan), under libFuzzer's -timeout of 10 s */
@@ -67,12 +67,10 @@ static FILE *devnull;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct tl_read_limits lim;
-	struct tl_pair_opts o = { .pid = 100, .origin = 1000, .lim = &lim,
-				  .payload = write_payload };
-	struct tl_lttng_stats st = { 0 };
+	struct ctfpair_opts o = { .origin = 1000, .cat = "lttng", .payload = write_payload };
+	struct ctfpair_stats st = { 0 };
 	uint8_t seen[256 / 8] = { 0 };
-	struct tl_pair *p;
+	struct ctfpair *p;
 	uint64_t t0, took, ts = 1000;
 	unsigned rep, reps, i = 0;
 	size_t k, at;
@@ -86,15 +84,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (size < 1)
 		return 0;
-	tl_read__default_limits(&lim);
+	ctfpair__default_limits(&o.lim);
+	o.lim.max_bytes = 64 << 20;
 	if (!(data[0] & 1)) {
-		lim.max_bytes = 64 << 10;
-		lim.max_open = 16;
-		lim.max_depth = 4;
-		lim.max_args = 48;
+		o.lim.max_bytes = 64 << 10;
+		o.lim.max_open = 16;
+		o.lim.max_depth = 4;
+		o.lim.max_args = 48;
+	}
+	if (data[0] & 8) {
+		o.origin_first = o.process_names = o.no_payload_null = o.open_by_thread = true;
+		o.cat = NULL;
 	}
 	reps = 1 + ((data[0] >> 1) & 3);
-	p = tl_pair__new(fileno(devnull), &o, &st);
+	p = ctfpair__new(fileno(devnull), &o, &st);
 	if (!p)
 		return 0;
 	t0 = now_ns();
@@ -103,9 +106,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const uint8_t *r = data + at;
 			size_t c = r[0] % (sizeof(names) / sizeof(names[0]));
 			struct payload pl = { data + at + 4, r[3] & 63, i++ };
-			struct tl_event e = {
+			struct ctfpair_event e = {
 				.kind = classes[c].kind, .name = names[c], .base = classes[c].base,
-				.tid = 1000 + r[1], .procname = "app", .payload = &pl,
+				.thread = r[1], .pid = 1000 + (r[1] & 0xf0), .tid = 1000 + r[1],
+				.procname = "app", .payload = &pl,
 			};
 
 			if (pl.n > size - at - 4)
@@ -118,15 +122,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			e.ts = ts;
 			if (r[0] & 0x80)
 				e.payload = NULL;
-			if (tl_pair__event(p, &e))
+			if (ctfpair__event(p, &e))
 				break;
 		}
 	}
-	tl_pair__finish(p);
-	tl_pair__free(p);
+	ctfpair__finish(p);
+	ctfpair__free(p);
 	took = now_ns() - t0;
 	if (took > BUDGET_NS) {
-		fprintf(stderr, "fuzz_tlpair: an input of %zu bytes (%u events) took %llu ms, "
+		fprintf(stderr, "fuzz_ctfpair: an input of %zu bytes (%u events) took %llu ms, "
 			"over its budget of %llu ms\n", size, i, (unsigned long long)(took / 1000000),
 			(unsigned long long)(BUDGET_NS / 1000000));
 		abort();

@@ -80,3 +80,10 @@ const char *privhint(enum privhint_need need, int err, char *buf, size_t size)
 	}
 	return buf;
 }
+
+const char *privhint__msg(enum privhint_need need, int err)
+{
+	static char buf[192];
+
+	return privhint(need, err, buf, sizeof(buf));
+}

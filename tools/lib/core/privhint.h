@@ -17,5 +17,8 @@ enum privhint_need {
  * or similar into BUF for ERR (a positive errno) and return BUF; "" when
  * ERR is not a refusal. */
 const char *privhint(enum privhint_need need, int err, char *buf, size_t size);
+/* The same in a buffer of its own, good until the next call: the argument
+ * of one message. */
+const char *privhint__msg(enum privhint_need need, int err);
 
 #endif

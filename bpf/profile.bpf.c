@@ -143,7 +143,7 @@ static __always_inline __u64 store_stack(void *ctx, __u32 slot, __u64 flags, __u
 		return 0;
 	if (len >= (long)sizeof(s->ips))
 		stat_inc(trunc_stat);	/* the stack may go deeper */
-	return stack_put(&stacks, s, len / 8, &stats);
+	return stack_put(&stacks, s, len / 8, &stats, PSTAT_STACKS_LOST);
 }
 
 #include "unwind.bpf.h"

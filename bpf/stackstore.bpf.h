@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* The stack store of bpf/profile.h, shared by the programs that count
- * stacks (profile.bpf.c, uprobe.bpf.c): a stack is kept once, in a hash
- * map keyed by a 64-bit hash of its addresses, and user space
- * (tools/lib/prof/capture.c) empties the map at every drain. Include after
+ * stacks (profile.bpf.c, uprobe.bpf.c) and the timeline's sampler
+ * (timeline.bpf.c): a stack is kept once, in a hash map keyed by a 64-bit
+ * hash of its addresses; user space (tools/lib/prof/capture.c, the
+ * timeline) copies each out and deletes it. Include after
  * vmlinux.h, bpf_helpers.h, maps.bpf.h and profile.h. */
 #ifndef SIDESCOPE_STACKSTORE_BPF_H
 #define SIDESCOPE_STACKSTORE_BPF_H
@@ -79,10 +80,10 @@ static __always_inline __u64 stack_hash(const struct profile_stack *s, int n)
 
 /* Keep the stack S, whose hash is H (from stack_hash, or the same steps
  * taken while it was walked), in STORE: its key, or 0 when it could not
- * be stored, counted in the per-CPU array STATS at PSTAT_STACKS_LOST plus
- * the cause (maps.bpf.h: map_fail_of). */
+ * be stored, counted in the per-CPU array STATS at LOST plus the cause
+ * (maps.bpf.h: map_fail_of; MAP_FAIL_N counters from LOST). */
 static __always_inline __u64 stack_put_hashed(void *store, const struct profile_stack *s, __u64 h,
-					      void *stats)
+					      void *stats, __u32 lost)
 {
 	long err;
 
@@ -92,7 +93,7 @@ static __always_inline __u64 stack_put_hashed(void *store, const struct profile_
 		return h;
 	err = bpf_map_update_elem(store, &h, s, BPF_NOEXIST);
 	if (err && err != -EEXIST) {
-		percpu_inc(stats, PSTAT_STACKS_LOST + map_fail_of(err));
+		percpu_inc(stats, lost + map_fail_of(err));
 		return 0;
 	}
 	return h;
@@ -100,9 +101,9 @@ static __always_inline __u64 stack_put_hashed(void *store, const struct profile_
 
 /* Keep the stack S of N addresses in STORE: stack_put_hashed. */
 static __always_inline __u64 stack_put(void *store, const struct profile_stack *s, int n,
-				       void *stats)
+				       void *stats, __u32 lost)
 {
-	return stack_put_hashed(store, s, stack_hash(s, n), stats);
+	return stack_put_hashed(store, s, stack_hash(s, n), stats, lost);
 }
 
 #endif

@@ -14,6 +14,7 @@
 #include "maps.bpf.h"
 #include "pidns.h"
 #include "timeline.h"
+#include "stackstore.bpf.h"
 
 const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
@@ -23,16 +24,11 @@ const volatile __u64 target_start = 0;
 /* nanoseconds per clock tick of /proc/PID/stat's start time (USER_HZ) */
 const volatile __u64 ns_per_tick = 10000000;
 
-/* Our own hashed store rather than a STACK_TRACE map: no bucket
- * collisions. Preallocated (no allocation in the timer interrupt); user
- * space copies each new stack out once and deletes it, so it holds the
- * stacks not read yet. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);	/* set from user space */
-	__type(key, __u64);
-	__type(value, struct timeline_stack);
-} stacks SEC(".maps");
+/* The stack store (stackstore.bpf.h) rather than a STACK_TRACE map: no
+ * bucket collisions. Preallocated (no allocation in the timer interrupt);
+ * user space copies each new stack out once and deletes it, so it holds
+ * the stacks not read yet. Sized from user space. */
+struct stack_store_map stacks SEC(".maps");
 
 /* struct timeline_sample records */
 struct {
@@ -52,32 +48,15 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct timeline_stack);
+	__type(value, struct profile_stack);
 } scratch SEC(".maps");
-
-static __always_inline __u64 hash_stack(const struct timeline_stack *s, int n)
-{
-	__u64 h = 0xcbf29ce484222325ull;
-	int i;
-
-	for (i = 0; i < TIMELINE_MAX_DEPTH; i++) {
-		if (i >= n)
-			break;
-		h ^= s->ips[i];
-		h *= 0x100000001b3ull;
-		h ^= h >> 29;
-	}
-	return h ? h : 1;
-}
 
 /* The user stack of the current task into the store: its hash, or 0. */
 static __noinline __u64 take_ustack(struct bpf_perf_event_data *ctx)
 {
-	struct timeline_stack *s;
+	struct profile_stack *s;
 	__u32 zero = 0;
-	__u64 h;
 	long len;
-	int err;
 
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s) {
@@ -95,16 +74,7 @@ static __noinline __u64 take_ustack(struct bpf_perf_event_data *ctx)
 	 * in 0s */
 	if (len >= (long)sizeof(s->ips))
 		percpu_inc(&stats, TLSTAT_USTACK_TRUNC);
-	h = hash_stack(s, len / 8);
-	/* most stacks were stored before: a lookup takes no bucket lock */
-	if (bpf_map_lookup_elem(&stacks, &h))
-		return h;
-	err = bpf_map_update_elem(&stacks, &h, s, BPF_NOEXIST);
-	if (err && err != -EEXIST) {
-		percpu_inc(&stats, TLSTAT_STACKS_FULL);
-		return 0;
-	}
-	return h;
+	return stack_put(&stacks, s, len / 8, &stats, TLSTAT_STACKS_LOST);
 }
 
 /* Whether the current task is a thread of the target: 0 with its numbers

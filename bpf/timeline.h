@@ -4,7 +4,10 @@
 #ifndef SIDESCOPE_TIMELINE_H
 #define SIDESCOPE_TIMELINE_H
 
-#define TIMELINE_MAX_DEPTH 127
+#include "mapfail.h"
+#include "profile.h"	/* struct profile_stack: the stack store's */
+
+#define TIMELINE_MAX_DEPTH PROFILE_MAX_DEPTH
 
 /* Per-CPU counters, index into the "stats" array. */
 enum timeline_stat {
@@ -13,8 +16,10 @@ enum timeline_stat {
 	TLSTAT_PID_REUSED,	/* another process holding the target's PID */
 	TLSTAT_USTACK_ERR,	/* bpf_get_stack(user) failed */
 	TLSTAT_USTACK_TRUNC,	/* user stack deeper than TIMELINE_MAX_DEPTH */
-	TLSTAT_STACKS_FULL,	/* stack store full: the sample has no stack */
-	TLSTAT_RB_FULL,		/* ring buffer full: the sample is lost */
+	TLSTAT_STACKS_LOST,	/* stack not stored: the sample has no stack;
+				 * MAP_FAIL_N counters, by cause */
+	TLSTAT_RB_FULL = TLSTAT_STACKS_LOST + MAP_FAIL_N,	/* ring buffer
+				 * full: the sample is lost */
 	TLSTAT_SCRATCH_ERR,	/* scratch buffer missing (cannot happen) */
 	TLSTAT_MAX,
 };
@@ -30,9 +35,5 @@ struct timeline_sample {
 	__u32 kernel;	/* 1: the sample hit kernel code (a syscall, a fault) */
 };
 
-/* The leaf first, 0-terminated when shorter than TIMELINE_MAX_DEPTH. */
-struct timeline_stack {
-	__u64 ips[TIMELINE_MAX_DEPTH];
-};
 
 #endif

@@ -467,7 +467,7 @@ static __always_inline __u64 unwind_walk_store(struct unwind_walk *w)
 	/* readers stop at the first 0, as after bpf_get_stack */
 	if (w->n < PROFILE_MAX_DEPTH)
 		s->ips[w->n] = 0;
-	return stack_put_hashed(&stacks, s, w->hash, &stats);
+	return stack_put_hashed(&stacks, s, w->hash, &stats, PSTAT_STACKS_LOST);
 }
 
 /* The user stack of the current task by its tables, into the store: its

@@ -515,7 +515,7 @@ static __always_inline void count_stack(struct pt_regs *ctx, const struct bpf_pi
 	} else if (len > 0) {
 		if (len >= (long)sizeof(st->ips))
 			percpu_inc(&pstats, PSTAT_USTACK_TRUNC);
-		key.ustack = stack_put(&stacks, st, len / 8, &pstats);
+		key.ustack = stack_put(&stacks, st, len / 8, &pstats, PSTAT_STACKS_LOST);
 	}
 	err = map_count(active ? (void *)&counts1 : (void *)&counts0, &key);
 	if (err)

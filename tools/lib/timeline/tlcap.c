@@ -120,6 +120,17 @@ int tlcap__parse_probes(struct tlcap *r)
 	return 0;
 }
 
+/* Stacks the sampler could not store, whatever the cause */
+static uint64_t stacks_lost(const struct tlcap *r)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < MAP_FAIL_N; i++)
+		n += r->stats[TLSTAT_STACKS_LOST + i];
+	return n;
+}
+
 /* A uprobe event record: an instant named by its probe, the formatter's
  * JSON object as its arguments. */
 static int on_probe(void *arg, const void *rec, size_t size)
@@ -179,7 +190,7 @@ static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct tlcap *r = ctx;
 	const struct timeline_sample *smp = data;
-	struct timeline_stack st;
+	struct profile_stack st;
 	const char *names[TIMELINE_MAX_DEPTH];
 	struct sym_frame sf;
 	int idx = -1, n, i;
@@ -503,7 +514,7 @@ static void other_data(void *arg, struct json *j)
 	json__key(j, "samples_ring_buffer_full"); json__u64(j, r->stats[TLSTAT_RB_FULL]);
 	json__key(j, "user_stack_errors"); json__u64(j, r->stats[TLSTAT_USTACK_ERR]);
 	json__key(j, "user_stacks_truncated"); json__u64(j, r->stats[TLSTAT_USTACK_TRUNC]);
-	json__key(j, "stack_store_full"); json__u64(j, r->stats[TLSTAT_STACKS_FULL]);
+	json__key(j, "stack_store_full"); json__u64(j, stacks_lost(r));
 	json__key(j, "stacks_missing"); json__u64(j, r->lost_stacks);
 	json__key(j, "pid_reused"); json__u64(j, r->stats[TLSTAT_PID_REUSED]);
 	json__key(j, "probe_events"); json__u64(j, r->probe_lost);
@@ -561,9 +572,9 @@ void tlcap__report(struct tlcap *r, const char *output)
 	if (r->stats[TLSTAT_RB_FULL])
 		p_warn("%llu samples lost: the ring buffer was full (raise --buffer-kb)",
 		       (unsigned long long)r->stats[TLSTAT_RB_FULL]);
-	if (r->stats[TLSTAT_STACKS_FULL])
+	if (stacks_lost(r))
 		p_warn("%llu stacks lost: the stack store was full (raise --max-stacks)",
-		       (unsigned long long)r->stats[TLSTAT_STACKS_FULL]);
+		       (unsigned long long)stacks_lost(r));
 }
 
 int tlcap__start(struct tlcap *r)

@@ -3,6 +3,8 @@
 #                        the sample workload and the unit tests
 #   make test            run every test layer with prove (TAP)
 #   make test-local      unit and integration tests only (no containers)
+#   make test-FEATURE    the integration tests of one folder: test-profile,
+#                        test-uprobe, test-lttng... (tests/integration/*/)
 #   make fuzz [FUZZ_SECONDS=N]  run every libFuzzer target N seconds
 #   make demo            profile the bundled workload, leave a flame graph
 #   make install PREFIX=DIR
@@ -227,19 +229,34 @@ $(BUILD)/dotnet/app/libsampleapp-tp.so: examples/dotnet/native/sampleapp_tp.c ex
 # SIDESCOPE_REQUIRE_ALL=1 turns every skip into a failure (CI sets it).
 TEST_ENV  := SIDESCOPE_BUILD=$(abspath $(BUILD)) SIDESCOPE=$(abspath $(BUILD))/sidescope \
              SIDESCOPE_SRC=$(CURDIR) SANITIZE=$(SANITIZE)
-LOCAL_TESTS := $(UNIT_BINS) $(sort $(wildcard tests/integration/*.t))
+# tests/integration/FEATURE/NAME.t, a folder a feature (docs/architecture.md)
+INTEGRATION_TESTS := $(sort $(wildcard tests/integration/*/*.t))
+FEATURES  := $(patsubst tests/integration/%/,%,$(sort $(dir $(INTEGRATION_TESTS))))
+LOCAL_TESTS := $(UNIT_BINS) $(INTEGRATION_TESTS)
 TESTS     ?= $(LOCAL_TESTS) $(sort $(wildcard tests/pod/*.t))
+# before prove: every test named exists and is executable (prove stops the
+# whole run at one it cannot execute), every integration test in a folder
+CHECK_TESTS := sh tests/lib/check-tests.sh
 
 test: all
+	@$(CHECK_TESTS) $(TESTS)
 	$(TEST_ENV) $(PROVE) --exec '' --timer $(PROVE_FLAGS) $(TESTS)
 
 # Unit and integration tests only (no containers); CI runs these once more
 # with SANITIZE=1.
 test-local: all
+	@$(CHECK_TESTS) $(LOCAL_TESTS)
 	$(TEST_ENV) $(PROVE) --exec '' --timer $(PROVE_FLAGS) $(LOCAL_TESTS)
 
 unit-test: all
+	@$(CHECK_TESTS) $(UNIT_BINS)
 	$(TEST_ENV) $(PROVE) --exec '' $(PROVE_FLAGS) $(UNIT_BINS)
+
+# make test-FEATURE: the integration tests of tests/integration/FEATURE
+.PHONY: $(addprefix test-,$(FEATURES))
+$(addprefix test-,$(FEATURES)): test-%: all
+	@$(CHECK_TESTS) $(filter tests/integration/$*/%,$(INTEGRATION_TESTS))
+	$(TEST_ENV) $(PROVE) --exec '' --timer $(PROVE_FLAGS) $(filter tests/integration/$*/%,$(INTEGRATION_TESTS))
 
 demo: all
 	SIDESCOPE_BUILD=$(abspath $(BUILD)) sh scripts/demo

@@ -4,7 +4,7 @@
 # <pod>-<target>-<pid>-<UTC>.<ext>, each pprof pushed to a strict loopback
 # Pyroscope receiver; SIGTERM in the middle of a capture leaves no partial
 # file. (podman 4 cannot run the native-sidecar form: it waits for init
-# containers to end; that form is validated offline in podspecs.t.)
+# containers to end; that form is validated offline in podspecs/basic.t.)
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/podman.sh"
 . "$SIDESCOPE_SRC/tests/lib/pprof.sh"

@@ -1,4 +1,4 @@
-// A Go target for tests/integration/uprobe-go.t: work(n, s) is called every
+// A Go target for tests/integration/uprobe/go.t: work(n, s) is called every
 // 10 ms with n counting up from 1 and s one of three known words, and each
 // call prints a line, so a test sees both the probed values and that the
 // program is still alive after a probe fired. Build: go build -o go_target.

@@ -132,7 +132,7 @@ is "$(SS_RAW=$(printf 'a\n\nx') busybox sh -c '. scripts/lib/common.sh; ss_json_
 
 # ss_run: a signal after the command ended (its outputs written, the script
 # reporting them) is noted, not fatal: the wrapper does not end with 143
-# beside complete files (faults-signals-profile.t saw it under load)
+# beside complete files (profile/signals.t saw it under load)
 for sh in "busybox sh" dash; do
 	r=$($sh -c '. scripts/lib/common.sh; ss_run true; kill -TERM $$; kill -INT $$;
 		echo "after $ss_interrupted"' 2>&1)

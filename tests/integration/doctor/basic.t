@@ -200,7 +200,7 @@ done
 ok "$([ ! -e "$TMPDIR_TEST/victim" ]; echo $?)" "nothing was written through the link"
 
 # LTTng: failures count only when asked for (the LTTng layout itself is
-# checked in lttng-hostile.t)
+# checked in lttng/hostile.t)
 res=$(unshare --pid --fork --mount-proc --mount sh -c \
 	'mount -t tmpfs none /run && busybox sh "$1" -O /run/out' sh "$doctor" 2>&1)
 like "$res" "WARN  LTTng app-socket directory /run/lttng-apps does not exist" \

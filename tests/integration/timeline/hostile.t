@@ -10,7 +10,7 @@
 # read ends the command within 2 s, the events read so far in its file, and
 # so does SIGTERM while it waits for an app that never registers.
 # lttng-sessiond is started by timeline itself in a mount namespace of this
-# test's own, as in timeline.t.
+# test's own, as in timeline/basic.t.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/private.sh"
 require_root

@@ -6,7 +6,7 @@
 # converted to Chrome JSON; babeltrace2 reads every trace. --json gives the
 # summary as one JSON object (jq), a positional PID is the target and -d 0
 # runs until Ctrl-C; a name several processes match is refused with their
-# PIDs. The attacks of a hostile app are in lttng-hostile.t.
+# PIDs. The attacks of a hostile app are in lttng/hostile.t.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/pod.sh"
 require_root

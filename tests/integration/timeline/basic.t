@@ -113,6 +113,8 @@ is "$(jq -r '.otherData.lttng.clock + " " + (.otherData.lttng.clock_monotonic | 
 	"monotonic true" "otherData: the trace's clock is monotonic"
 is "$(jq -r '.otherData.lost | [.samples_ring_buffer_full, .probe_events, .lttng_discarded_events] | join(" ")' "$J")" \
 	"0 0 0" "otherData: nothing lost"
+is "$(jq -r '.otherData.lost | [.stack_store_full, .stack_store_no_memory, .stack_store_busy, .stack_store_refused] | join(" ")' "$J")" \
+	"0 0 0 0" "otherData: stacks lost by their cause (full, no memory, busy, refused), none"
 [ -z "$(ls "$TMPDIR" | grep sidescope-timeline)" ]
 ok $? "the LTTng trace directory is removed"
 

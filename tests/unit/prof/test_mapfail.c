@@ -61,15 +61,15 @@ int main(void)
 	is_str(buf, "stack store out of kernel memory 1, stack store busy 2",
 	       "each cause with its count, no zeros");
 
-	prof__fail_advice(MAP_FAIL_FULL, "--max-stacks", 64, adv, sizeof(adv));
-	ok(strstr(adv, "full: raise --max-stacks (now 64)") != NULL, "full: raise the option (%s)",
+	prof__fail_advice(MAP_FAIL_FULL, "the stack store", "--max-stacks", 64, adv, sizeof(adv));
+	ok(strstr(adv, "the stack store was full: raise --max-stacks (now 64)") != NULL, "full: raise the option (%s)",
 	   adv);
 	for (k = MAP_FAIL_NOMEM; k < MAP_FAIL_N; k++) {
-		prof__fail_advice((unsigned int)k, "--max-stacks", 64, adv, sizeof(adv));
+		prof__fail_advice((unsigned int)k, "the stack store", "--max-stacks", 64, adv, sizeof(adv));
 		ok(!strstr(adv, "raise"), "%s: not told to raise anything (%s)",
 		   prof__fail_name((unsigned int)k), adv);
 	}
-	prof__fail_advice(MAP_FAIL_NOMEM, "--max-stacks", 64, adv, sizeof(adv));
+	prof__fail_advice(MAP_FAIL_NOMEM, "the stack store", "--max-stacks", 64, adv, sizeof(adv));
 	ok(strstr(adv, "not a matter of --max-stacks") != NULL, "out of memory says so");
 	return done_testing();
 }

@@ -650,7 +650,8 @@ void capture__say_fail_hints(const struct capture *c, const char *option, unsign
 		char hint[256];
 
 		if (c->meta.lost_stacks[i] + c->meta.lost_counts[i])
-			p_warn("%s", prof__fail_advice(i, option, now, hint, sizeof(hint)));
+			p_warn("%s", prof__fail_advice(i, "the stack store or the count map", option,
+						       now, hint, sizeof(hint)));
 	}
 }
 

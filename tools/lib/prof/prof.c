@@ -459,30 +459,27 @@ const char *prof__fail_name(unsigned int cause)
 	return cause < MAP_FAIL_N ? names[cause] : "refused";
 }
 
-const char *prof__fail_advice(unsigned int cause, const char *option, unsigned long long now,
-			      char *buf, size_t size)
+const char *prof__fail_advice(unsigned int cause, const char *what, const char *option,
+			      unsigned long long now, char *buf, size_t size)
 {
 	switch (cause) {
 	case MAP_FAIL_FULL:
-		snprintf(buf, size, "the stack store or the count map was full: raise %s (now %llu)",
-			 option, now);
+		snprintf(buf, size, "%s was full: raise %s (now %llu)", what, option, now);
 		break;
 	case MAP_FAIL_NOMEM:
 		/* maps filled as they go take each element from the BPF
 		 * memory allocator's per-CPU cache, refilled after the
 		 * interrupt; what it allocates is charged to our cgroup */
-		snprintf(buf, size, "the kernel had no element free for the stack store or the count "
-			 "map at that moment (a burst of new stacks emptied its per-CPU cache, or the "
-			 "container is near its memory limit): not a matter of %s", option);
+		snprintf(buf, size, "the kernel had no element free for %s at that moment (a burst "
+			 "of new stacks emptied its per-CPU cache, or the container is near its "
+			 "memory limit): not a matter of %s", what, option);
 		break;
 	case MAP_FAIL_BUSY:
-		snprintf(buf, size, "the stack store or the count map was locked at that moment (by "
-			 "a program on the same CPU, or for long by another CPU): not a matter of %s",
-			 option);
+		snprintf(buf, size, "%s was locked at that moment (by a program on the same CPU, "
+			 "or for long by another CPU): not a matter of %s", what, option);
 		break;
 	default:
-		snprintf(buf, size, "the kernel refused an element of the stack store or the count "
-			 "map for another reason");
+		snprintf(buf, size, "the kernel refused an element of %s for another reason", what);
 		break;
 	}
 	return buf;

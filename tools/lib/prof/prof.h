@@ -155,11 +155,12 @@ const char *prof__states_name(unsigned int states);
 /* Why a stack or a sample was lost in the kernel (enum map_fail), in
  * words: "full", "out of kernel memory", "busy", "refused". */
 const char *prof__fail_name(unsigned int cause);
-/* One sentence on stacks or samples lost for CAUSE and what to do about
- * it: for a full map, raise the option OPTION (e.g. "--max-stacks") from
- * NOW. Into BUF (SIZE bytes); returns BUF. */
-const char *prof__fail_advice(unsigned int cause, const char *option, unsigned long long now,
-			      char *buf, size_t size);
+/* One sentence on stacks or samples lost for CAUSE in the maps WHAT ("the
+ * stack store") and what to do about it: for a full map, raise the option
+ * OPTION (e.g. "--max-stacks") from NOW. Into BUF (SIZE bytes); returns
+ * BUF. */
+const char *prof__fail_advice(unsigned int cause, const char *what, const char *option,
+			      unsigned long long now, char *buf, size_t size);
 /* Append ", WHAT CAUSE N" (no comma first in an empty BUF) to BUF for each
  * cause counted in LOST (MAP_FAIL_N counts). */
 void prof__add_fails(char *buf, size_t size, const char *what, const uint64_t *lost);

@@ -28,6 +28,7 @@
 #include "core/run.h"
 #include "core/util.h"
 #include "prof/perfev.h"
+#include "prof/prof.h"
 #include "prof/target.h"
 #include "sym/symbolize.h"
 /* bpf/timeline.h, the types the sampler shares (not this directory's) */
@@ -118,17 +119,6 @@ int tlcap__parse_probes(struct tlcap *r)
 		}
 	}
 	return 0;
-}
-
-/* Stacks the sampler could not store, whatever the cause */
-static uint64_t stacks_lost(const struct tlcap *r)
-{
-	uint64_t n = 0;
-	int i;
-
-	for (i = 0; i < MAP_FAIL_N; i++)
-		n += r->stats[TLSTAT_STACKS_LOST + i];
-	return n;
 }
 
 /* A uprobe event record: an instant named by its probe, the formatter's
@@ -514,7 +504,12 @@ static void other_data(void *arg, struct json *j)
 	json__key(j, "samples_ring_buffer_full"); json__u64(j, r->stats[TLSTAT_RB_FULL]);
 	json__key(j, "user_stack_errors"); json__u64(j, r->stats[TLSTAT_USTACK_ERR]);
 	json__key(j, "user_stacks_truncated"); json__u64(j, r->stats[TLSTAT_USTACK_TRUNC]);
-	json__key(j, "stack_store_full"); json__u64(j, stacks_lost(r));
+	json__key(j, "stack_store_full"); json__u64(j, r->stats[TLSTAT_STACKS_LOST + MAP_FAIL_FULL]);
+	json__key(j, "stack_store_no_memory");
+	json__u64(j, r->stats[TLSTAT_STACKS_LOST + MAP_FAIL_NOMEM]);
+	json__key(j, "stack_store_busy"); json__u64(j, r->stats[TLSTAT_STACKS_LOST + MAP_FAIL_BUSY]);
+	json__key(j, "stack_store_refused");
+	json__u64(j, r->stats[TLSTAT_STACKS_LOST + MAP_FAIL_OTHER]);
 	json__key(j, "stacks_missing"); json__u64(j, r->lost_stacks);
 	json__key(j, "pid_reused"); json__u64(j, r->stats[TLSTAT_PID_REUSED]);
 	json__key(j, "probe_events"); json__u64(j, r->probe_lost);
@@ -555,6 +550,7 @@ static void other_data(void *arg, struct json *j)
 void tlcap__report(struct tlcap *r, const char *output)
 {
 	struct timeline_counts c;
+	int i;
 
 	timeline__counts(r->tl, &c);
 	p_info("%llu samples (%llu slices) on %llu threads, %llu probe hits%s -> %s",
@@ -572,9 +568,15 @@ void tlcap__report(struct tlcap *r, const char *output)
 	if (r->stats[TLSTAT_RB_FULL])
 		p_warn("%llu samples lost: the ring buffer was full (raise --buffer-kb)",
 		       (unsigned long long)r->stats[TLSTAT_RB_FULL]);
-	if (stacks_lost(r))
-		p_warn("%llu stacks lost: the stack store was full (raise --max-stacks)",
-		       (unsigned long long)stacks_lost(r));
+	for (i = 0; i < MAP_FAIL_N; i++) {
+		char advice[256];
+
+		if (r->stats[TLSTAT_STACKS_LOST + i])
+			p_warn("%llu stacks lost: %s", (unsigned long long)r->stats[TLSTAT_STACKS_LOST + i],
+			       prof__fail_advice((unsigned int)i, "the stack store", "--max-stacks",
+						 (unsigned long long)r->o.max_stacks, advice,
+						 sizeof(advice)));
+	}
 }
 
 int tlcap__start(struct tlcap *r)

@@ -249,14 +249,19 @@ static void handle_news(struct capture *c, const struct capture_news *ev)
 static int on_new_process(void *ctx, void *data, size_t size)
 {
 	const struct profile_new *ev = data;
-	struct capture *c = ctx;
+
+	if (size >= sizeof(*ev) && ev->pid)
+		capture__queue_news(ctx, (pid_t)ev->pid, ev->want);
+	return 0;
+}
+
+void capture__queue_news(struct capture *c, pid_t pid, uint32_t want)
+{
 	size_t i;
 
-	if (size < sizeof(*ev) || !ev->pid)
-		return 0;
 	for (i = c->news_head; i < c->news_n; i++)
-		if (c->pending[i].pid == (pid_t)ev->pid && c->pending[i].want == ev->want)
-			return 0;
+		if (c->pending[i].pid == pid && c->pending[i].want == want)
+			return;
 	if (c->news_n == c->news_cap && c->news_head) {
 		/* handled ones out of the way */
 		memmove(c->pending, c->pending + c->news_head,
@@ -271,18 +276,15 @@ static int on_new_process(void *ctx, void *data, size_t size)
 		if (cap > CAPTURE_NEWS_MAX ||
 		    !(n = realloc(c->pending, cap * sizeof(*n)))) {
 			c->news_dropped++;
-			return 0;
+			return;
 		}
 		c->pending = n;
 		c->news_cap = cap;
 	}
-	c->pending[c->news_n++] = (struct capture_news){ (pid_t)ev->pid, ev->want };
-	return 0;
+	c->pending[c->news_n++] = (struct capture_news){ pid, want };
 }
 
-/* The queued reports handled until now_ns() reaches UNTIL or a stop
- * signal comes (at least one when any waits): how many. */
-static int handle_pending(struct capture *c, uint64_t until)
+int capture__handle_news(struct capture *c, uint64_t until)
 {
 	int n = 0;
 
@@ -677,7 +679,7 @@ int capture__poll(struct capture *c, int ms)
 	n = ring_buffer__poll(c->news, c->news_head < c->news_n ? 0 : ms);
 	if (n < 0)
 		return n;
-	return handle_pending(c, until);
+	return capture__handle_news(c, until);
 }
 
 bool capture__any_alive(const struct capture *c)

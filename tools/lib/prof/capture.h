@@ -109,6 +109,14 @@ int capture__start(struct capture *c);
 #define CAPTURE_NEWS_MAX 65536	/* reports waiting at most */
 int capture__poll(struct capture *c, int ms);
 
+/* The queue under capture__poll, for tests: a report (a process first
+ * sampled, WANT 0; a walk's want, struct profile_new's) queued once,
+ * past CAPTURE_NEWS_MAX waiting counted in news_dropped; and the queued
+ * reports handled until now_ns() reaches UNTIL or a stop signal comes, at
+ * least one when any waits: how many. */
+void capture__queue_news(struct capture *c, pid_t pid, uint32_t want);
+int capture__handle_news(struct capture *c, uint64_t until);
+
 /* Flip the active count map and move the other one's counts into the
  * profile. Return 0, or a negative errno (-ENOMEM, a bpf() or symbolizer
  * error). */

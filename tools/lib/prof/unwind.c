@@ -781,32 +781,33 @@ static const char *exe_of(pid_t pid, struct uw_exe *e)
 
 /* unwinder__add, and with KEEP, PID's /proc/PID/maps kept open for the
  * next looks (unwinder__watch) */
-static int add_proc(struct unwinder *u, pid_t pid, bool keep)
+static struct uw_proc *proc_of(struct unwinder *u, pid_t pid)
 {
-	struct uw_maps up;
-	uint32_t files[UNWIND_MAX_MAPS];
-	struct uw_exe exe = { .read = false };
-	struct proc_maps *maps;
-	struct uw_proc *p = NULL;
-	__u32 key = (__u32)pid;
-	uint64_t hash;
 	size_t i;
-	int j, fd = -1, err;
-
-	uint64_t t0 = now_ns();
 
 	for (i = 0; i < u->nprocs; i++)
 		if (u->procs[i].pid == pid)
-			p = &u->procs[i];
-	if (p && t0 < p->maps_next_ns) {
-		u->st.maps_deferred++;
-		return 0;
-	}
+			return &u->procs[i];
+	return NULL;
+}
+
+/* PID's maps when they changed since P (NULL: first seen) read them, into
+ * *HASH; NULL and errno 0 when they did not, else errno. A target's
+ * (KEEP) are read through a descriptor kept open, P's, or for a P to come
+ * in *FD (-1: none kept). */
+static struct proc_maps *read_maps(struct unwinder *u, struct uw_proc *p, pid_t pid, bool keep,
+				   int *fd, uint64_t *hash)
+{
+	struct proc_maps *maps = NULL;
+	uint64_t t0 = now_ns();
+	int err;
+
+	*fd = -1;
 	/* a target is looked at again and again (unwinder__watch): through a descriptor
 	 * kept open (no open, no path walk in /proc each time); any process's
 	 * mappings are parsed only when the text changed */
 	if (p && p->maps_fd >= 0) {
-		maps = proc_maps__load_changed_fd(p->maps_fd, p->maps_hash, &hash);
+		maps = proc_maps__load_changed_fd(p->maps_fd, p->maps_hash, hash);
 		if (!maps && errno == ESRCH) {
 			/* exited: a process that has its PID now, if any */
 			close(p->maps_fd);
@@ -815,114 +816,161 @@ static int add_proc(struct unwinder *u, pid_t pid, bool keep)
 		}
 	}
 	if (!p || p->maps_fd < 0) {
-		fd = proc_maps__open(pid);
-		if (fd < 0)
-			return fd;
-		maps = proc_maps__load_changed_fd(fd, p ? p->maps_hash : 0, &hash);
+		*fd = proc_maps__open(pid);
+		if (*fd < 0) {
+			errno = -*fd;
+			*fd = -1;
+			return NULL;
+		}
+		maps = proc_maps__load_changed_fd(*fd, p ? p->maps_hash : 0, hash);
 		err = errno;
 		/* kept for the targets alone: a descriptor for every process
 		 * of a pod or a machine could reach the open-files limit */
 		if (!keep || u->kept_fds >= UW_KEPT_FDS_MAX) {
-			close(fd);
-			fd = -1;
+			close(*fd);
+			*fd = -1;
 		} else if (p) {
-			p->maps_fd = fd;
+			p->maps_fd = *fd;
+			*fd = -1;
 			u->kept_fds++;
 		}
 		errno = err;
 	}
 	if (p)
 		p->maps_next_ns = now_ns() + (now_ns() - t0) * UW_MAPS_COST_FACTOR;
-	if (!maps) {
-		err = errno;
-		if (!p && fd >= 0)
-			close(fd);
-		return err ? -err : 0;
+	return maps;
+}
+
+/* A slot for PID, first seen (its maps kept open at FD, or -1): one an
+ * exited process left (unwinder__sweep), else a new one, before its
+ * tables, which are charged to it. NULL: none left (counted). */
+static struct uw_proc *new_proc(struct unwinder *u, pid_t pid, int fd)
+{
+	struct uw_proc *p = proc_of(u, 0);
+
+	if (!p && u->nprocs == u->max_procs) {
+		u->st.procs_full++;
+		return NULL;
 	}
 	if (!p) {
-		/* a slot an exited process left (unwinder__sweep), else a new
-		 * one: before its tables, which are charged to it */
-		for (i = 0; i < u->nprocs && !p; i++)
-			if (!u->procs[i].pid)
-				p = &u->procs[i];
-		if (!p && u->nprocs == u->max_procs) {
-			u->st.procs_full++;
-			proc_maps__free(maps);
-			if (fd >= 0)
-				close(fd);
-			return -ENOSPC;
-		}
-		if (!p) {
-			p = &u->procs[u->nprocs];
-			p->slot = (uint32_t)u->nprocs;
-			u->nprocs++;
-		}
-		p->pid = pid;
-		p->maps_fd = fd;
-		p->held = 0;
-		p->build_ns = 0;
-		u->kept_fds += fd >= 0;
-		memset(&p->last, 0xff, sizeof(p->last));	/* written below */
-		u->st.procs++;
+		p = &u->procs[u->nprocs];
+		p->slot = (uint32_t)u->nprocs;
+		u->nprocs++;
 	}
-	memset(&up, 0, sizeof(up));
+	p->pid = pid;
+	p->maps_fd = fd;
+	p->held = 0;
+	p->build_ns = 0;
+	u->kept_fds += fd >= 0;
+	memset(&p->last, 0xff, sizeof(p->last));	/* written by write_proc */
+	u->st.procs++;
+	return p;
+}
+
+/* P's (PID's) executable mappings of MAPS with a table, or one to come,
+ * into UP, their files' indexes into FILES. */
+static void map_entries(struct unwinder *u, struct uw_proc *p, pid_t pid,
+			const struct proc_maps *maps, struct uw_maps *up, uint32_t *files)
+{
+	struct uw_exe exe = { .read = false };
+	size_t i;
+	int j;
+
+	memset(up, 0, sizeof(*up));
 	for (i = 0; i < maps->n; i++) {
 		const struct proc_map *m = &maps->maps[i];
 		struct uw_file *f;
 		uint64_t vaddr = 0;
 		int found = 0;
-		bool core;
 
 		if (m->perms[2] != 'x')
 			continue;
-		if (!m->inode && !strcmp(m->path, "[vdso]")) {
+		if (!m->inode && !strcmp(m->path, "[vdso]"))
 			f = vdso_of(u, m);
-		} else if (m->path[0] == '/' && m->inode) {
-			core = proc__core_object(m->path, exe_of(pid, &exe));
-			f = file_of(u, p, pid, m, core);
-		} else {
+		else if (m->path[0] == '/' && m->inode)
+			f = file_of(u, p, pid, m, proc__core_object(m->path, exe_of(pid, &exe)));
+		else
 			continue;
-		}
 		if (!f || (!f->ok && !f->wait))
 			continue;
 		for (j = 0; j < f->nseg && !found; j++)
 			found = seg_vaddr_at(&f->seg[j], m->offset, &vaddr);
 		if (!found)
 			continue;
-		if (up.n == UNWIND_MAX_MAPS) {
+		if (up->n == UNWIND_MAX_MAPS) {
 			u->st.maps_cut++;
 			continue;
 		}
 		/* row pc = address - start + vaddr - base */
-		up.m[up.n].start = m->start;
-		up.m[up.n].end = m->end;
-		up.m[up.n].adj = m->start - vaddr;
+		up->m[up->n].start = m->start;
+		up->m[up->n].end = m->end;
+		up->m[up->n].adj = m->start - vaddr;
 		if (f->ok)
-			fill_map(&up.m[up.n], f);
+			fill_map(&up->m[up->n], f);
 		else
-			up.m[up.n].shard = UNWIND_SHARD_WAIT;
-		files[up.n] = (uint32_t)(f - u->files);
-		up.n++;
+			up->m[up->n].shard = UNWIND_SHARD_WAIT;
+		files[up->n] = (uint32_t)(f - u->files);
+		up->n++;
 	}
-	proc_maps__free(maps);
-	if (!memcmp(&p->last, &up, sizeof(up))) {
-		p->maps_hash = hash;
+}
+
+/* UP (and FILES) as P's mappings in the kernel, unless they are so
+ * already: the mappings, then their number, then the process's slot. 0 or
+ * a negative errno. */
+static int write_proc(struct unwinder *u, struct uw_proc *p, const struct uw_maps *up,
+		      const uint32_t *files)
+{
+	__u32 key = (__u32)p->pid;
+	size_t i;
+
+	if (!memcmp(&p->last, up, sizeof(*up)))
 		return 0;
-	}
-	p->last = up;
-	memcpy(p->file, files, up.n * sizeof(files[0]));
-	/* the mappings, then their number, then the process's slot */
-	for (i = 0; i < up.n; i++) {
+	p->last = *up;
+	memcpy(p->file, files, up->n * sizeof(files[0]));
+	for (i = 0; i < up->n; i++) {
 		__u32 k = p->slot * UNWIND_MAX_MAPS + (__u32)i;
 
-		if (bpf_map_update_elem(u->maps_fd, &k, &up.m[i], BPF_ANY))
+		if (bpf_map_update_elem(u->maps_fd, &k, &up->m[i], BPF_ANY))
 			return -errno;
 	}
-	if (bpf_map_update_elem(u->procs_fd, &p->slot, &up.n, BPF_ANY) ||
+	if (bpf_map_update_elem(u->procs_fd, &p->slot, &up->n, BPF_ANY) ||
 	    bpf_map_update_elem(u->pids_fd, &key, &p->slot, BPF_ANY))
 		return -errno;
-	p->maps_hash = hash;
 	return 0;
+}
+
+static int add_proc(struct unwinder *u, pid_t pid, bool keep)
+{
+	struct uw_proc *p = proc_of(u, pid);
+	uint32_t files[UNWIND_MAX_MAPS];
+	struct proc_maps *maps;
+	struct uw_maps up;
+	uint64_t hash;
+	int fd, err;
+
+	if (p && now_ns() < p->maps_next_ns) {
+		u->st.maps_deferred++;
+		return 0;
+	}
+	maps = read_maps(u, p, pid, keep, &fd, &hash);
+	if (!maps) {
+		err = errno;
+		if (fd >= 0)
+			close(fd);
+		return err ? -err : 0;
+	}
+	if (!p && !(p = new_proc(u, pid, fd))) {
+		proc_maps__free(maps);
+		if (fd >= 0)
+			close(fd);
+		return -ENOSPC;
+	}
+	map_entries(u, p, pid, maps, &up, files);
+	proc_maps__free(maps);
+	err = write_proc(u, p, &up, files);
+	if (!err)
+		p->maps_hash = hash;
+	return err;
 }
 
 int unwinder__want(struct unwinder *u, pid_t pid, uint32_t idx)

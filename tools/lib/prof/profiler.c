@@ -664,7 +664,7 @@ static void adjust_sampling(struct profiler *pr, uint64_t now)
 
 /* Sample until the duration is over, a signal or every target gone,
  * draining every DRAIN_NS. 0, or -1 once said. */
-static int run_capture(struct profiler *pr, uint64_t t0)
+static int sample_loop(struct profiler *pr, uint64_t t0)
 {
 	bool adapt = pr->o.mode != PROF_MODE_CPU && pr->o.switch_rate;
 	bool tty = isatty(STDERR_FILENO);
@@ -956,7 +956,7 @@ int profiler__run(struct profiler *pr)
 	/* no table built past the capture's end */
 	if (pr->uw && pr->o.secs)
 		unwinder__set_deadline(pr->uw, t0 + pr->o.secs * 1000000000ull);
-	return run_capture(pr, t0) || stop_capture(pr, t0) ? -1 : 0;
+	return sample_loop(pr, t0) || stop_capture(pr, t0) ? -1 : 0;
 }
 
 void profiler__report(struct profiler *pr)

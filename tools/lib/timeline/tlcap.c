@@ -330,7 +330,7 @@ static void progress(struct tlcap *r, uint64_t t, bool tty)
 }
 
 /* Until the duration, a stop or the target's exit. 0 or -1 (said). */
-static int run_capture(struct tlcap *r)
+static int sample_loop(struct tlcap *r)
 {
 	uint64_t t0 = now_ns(), now, last_tty = t0, last_line = t0;
 	bool tty = isatty(STDERR_FILENO);
@@ -607,7 +607,7 @@ int tlcap__start(struct tlcap *r)
 
 int tlcap__run(struct tlcap *r)
 {
-	return run_capture(r) || stop_capture(r) || read_lttng(r) ? -1 : 0;
+	return sample_loop(r) || stop_capture(r) || read_lttng(r) ? -1 : 0;
 }
 
 int tlcap__write(struct tlcap *r, FILE *f)

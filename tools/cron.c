@@ -191,32 +191,41 @@ struct env {
 	bool json;
 };
 
-/* 0, or the exit status of a usage error or of --help. */
-static int parse_args(struct env *env, int argc, char **argv)
+/* One option into the struct env at CTX (cli_opt_fn): 0 to go on, or the
+ * exit status of a usage error. */
+static int parse_opt(void *ctx, int key, const char *arg)
 {
-	int c;
+	struct env *env = ctx;
 
-	env->count = 5;
-	while ((c = cli__getopt(&cli, argc, argv)) >= 0) {
-		switch (c) {
-		case 'c':
-			if (parse_long(optarg, 1, 1000, &env->count))
-				return usage_error("invalid count '%s' (1-1000)", optarg);
-			env->counted = true;
-			break;
-		case 'n':
-			return usage_error("-n is a name in every sidescope command; the count "
-					   "is -c %s", optarg);
-		case OPT_FROM:
-			env->from = optarg;
-			break;
-		case OPT_JSON:
-			env->json = true;
-			break;
-		}
+	switch (key) {
+	case 'c':
+		if (parse_long(arg, 1, 1000, &env->count))
+			return usage_error("invalid count '%s' (1-1000)", arg);
+		env->counted = true;
+		break;
+	case 'n':
+		return usage_error("-n is a name in every sidescope command; the count "
+				   "is -c %s", arg);
+	case OPT_FROM:
+		env->from = arg;
+		break;
+	case OPT_JSON:
+		env->json = true;
+		break;
 	}
-	if (c != CLI_END)
-		return cli__status(c);
+	return 0;
+}
+
+/* The command line into ENV. Return -1 to go on, or the exit status (help,
+ * usage error). */
+static int parse_args(int argc, char **argv, struct env *env)
+{
+	int r;
+
+	*env = (struct env){ .count = 5 };
+	r = cli__parse(&cli, argc, argv, parse_opt, env);
+	if (r >= 0)
+		return r;
 	if (optind >= argc)
 		return usage_error("an action is needed: check or next");
 	env->action = argv[optind++];
@@ -231,7 +240,7 @@ static int parse_args(struct env *env, int argc, char **argv)
 				   argv[optind]);
 	if (strcmp(env->action, "check") == 0 && (env->from || env->counted))
 		return usage_error("-c and --from go with 'next'");
-	return 0;
+	return -1;
 }
 
 /* check: the canonical form. Return the exit status. */
@@ -307,14 +316,14 @@ static int next(const struct env *env, const struct cron_expr *e, const char *sh
 
 int cmd_cron(int argc, char **argv)
 {
-	struct env env = { 0 };
+	struct env env;
 	struct cron_expr *e;
 	struct err perr;
 	char shown[200], why[ESCAPE_MAX(sizeof(perr.msg)) + 1];
 	int err;
 
-	err = parse_args(&env, argc, argv);
-	if (err || env.action == NULL)
+	err = parse_args(argc, argv, &env);
+	if (err >= 0)
 		return err;
 	quotable(env.text, shown, sizeof(shown));
 	e = cron__parse(env.text, &perr);

@@ -88,27 +88,42 @@ static const struct cli top_cli = { .text = CTF_HELP_TEXT, .opts = opts, .tail =
 static const struct cli action_cli = { .text = CTF_HELP_TEXT, .opts = opts, .tail = CTF_HELP_TAIL,
 				       .col = 20, .gap = 1 };
 
+/* One option of the action into the struct env at CTX (cli_opt_fn): 0 to
+ * go on, or the exit status of a usage error. */
+static int parse_opt(void *ctx, int key, const char *arg)
+{
+	struct env *env = ctx;
+
+	switch (key) {
+	case OPT_BY: env->by = arg; break;
+	case OPT_TOP:
+		if (parse_u64(arg, 1, 1000000, &env->top))
+			return usage_error("bad --top '%s' (a number from 1)", arg);
+		break;
+	case OPT_JSON: env->json = true; break;
+	case 'o': env->output = arg; break;
+	default: return usage_hint();
+	}
+	return 0;
+}
+
+/* An option before the action (cli_opt_fn): a usage error, as only -v and
+ * -h go there and cli__parse takes those itself. */
+static int parse_top_opt(void *ctx, int key, const char *arg)
+{
+	return usage_hint();
+}
+
 /* The action's options and TRACE_DIR (argv[0] the command, argv[1] the
  * first argument after the action). Return -1 to go on, or the exit
  * status. */
-static int parse_action(struct env *env, int argc, char **argv)
+static int parse_action(int argc, char **argv, struct env *env)
 {
-	int c;
+	int r;
 
-	while ((c = cli__getopt(&action_cli, argc, argv)) >= 0) {
-		switch (c) {
-		case OPT_BY: env->by = optarg; break;
-		case OPT_TOP:
-			if (parse_u64(optarg, 1, 1000000, &env->top))
-				return usage_error("bad --top '%s' (a number from 1)", optarg);
-			break;
-		case OPT_JSON: env->json = true; break;
-		case 'o': env->output = optarg; break;
-		default: return usage_hint();
-		}
-	}
-	if (c != CLI_END)
-		return cli__status(c);
+	r = cli__parse(&action_cli, argc, argv, parse_opt, env);
+	if (r >= 0)
+		return r;
 	if (optind != argc - 1)
 		return usage_error(optind >= argc ? "missing TRACE_DIR" : "too many arguments");
 	env->dir = argv[optind];
@@ -121,17 +136,17 @@ static int parse_action(struct env *env, int argc, char **argv)
 	return -1;
 }
 
-/* Return -1 to go on, or the exit status. */
-static int parse_args(struct env *env, int argc, char **argv)
+/* The command line into ENV. Return -1 to go on, or the exit status (help,
+ * usage error). */
+static int parse_args(int argc, char **argv, struct env *env)
 {
 	const char *sub;
-	int c;
+	int r;
 
-	c = cli__getopt(&top_cli, argc, argv);
-	if (c >= 0)
-		return usage_hint();	/* only -v and -h before the action */
-	if (c != CLI_END)
-		return cli__status(c);
+	*env = (struct env){ .top = 10 };
+	r = cli__parse(&top_cli, argc, argv, parse_top_opt, env);
+	if (r >= 0)
+		return r;
 	if (optind >= argc)
 		return usage_error("missing subcommand: summary or chrome");
 	sub = argv[optind];
@@ -146,7 +161,7 @@ static int parse_args(struct env *env, int argc, char **argv)
 	memmove(&argv[1], &argv[optind + 1], (size_t)(argc - optind) * sizeof(*argv));
 	argc -= optind;
 	optind = 0;
-	return parse_action(env, argc, argv);
+	return parse_action(argc, argv, env);
 }
 
 /* S escaped into BUF for a message: trace directories are named after the
@@ -447,10 +462,10 @@ out:
 
 int cmd_ctf(int argc, char **argv)
 {
-	struct env env = { .top = 10 };
+	struct env env;
 	struct ctf_traces traces = {};
 	struct run r = { .env = &env, .t = &traces };
-	int ret = parse_args(&env, argc, argv);
+	int ret = parse_args(argc, argv, &env);
 
 	if (ret >= 0)
 		return ret;

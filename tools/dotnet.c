@@ -79,32 +79,40 @@ struct listing {
 	size_t shown;
 };
 
-/* Parse the command line into ENV. Return -1 to go on, else the exit
- * status (help printed, or a usage error said). */
+/* One option into the struct env at CTX (cli_opt_fn): 0 to go on, or the
+ * exit status of a usage error. */
+static int parse_opt(void *ctx, int key, const char *arg)
+{
+	struct env *env = ctx;
+
+	switch (key) {
+	case 'p':
+		if (parse_long(arg, 1, INT_MAX, &env->pid))
+			return usage_error("invalid PID '%s'", arg);
+		break;
+	case 'w':
+		env->wide = true;
+		break;
+	case 'o':
+		env->out_path = arg;
+		break;
+	case OPT_JSON:
+		env->json = true;
+		break;
+	}
+	return 0;
+}
+
+/* The command line into ENV. Return -1 to go on, or the exit status (help,
+ * usage error). */
 static int parse_args(int argc, char **argv, struct env *env)
 {
-	int c;
+	int r;
 
 	*env = (struct env){ .out_path = "-" };
-	while ((c = cli__getopt(&cli, argc, argv)) >= 0) {
-		switch (c) {
-		case 'p':
-			if (parse_long(optarg, 1, INT_MAX, &env->pid))
-				return usage_error("invalid PID '%s'", optarg);
-			break;
-		case 'w':
-			env->wide = true;
-			break;
-		case 'o':
-			env->out_path = optarg;
-			break;
-		case OPT_JSON:
-			env->json = true;
-			break;
-		}
-	}
-	if (c != CLI_END)
-		return cli__status(c);
+	r = cli__parse(&cli, argc, argv, parse_opt, env);
+	if (r >= 0)
+		return r;
 	if (optind >= argc)
 		return usage_error("missing FILE (a .NET ReadyToRun .dll)");
 	env->file = argv[optind++];

@@ -274,33 +274,33 @@ static int parse_width(const char *s, double *out)
 
 /* One option into the struct env at CTX (cli_opt_fn): 0 to go on, or the
  * exit status of a usage error. */
-static int parse_opt(void *ctx, int c, const char *arg)
+static int parse_opt(void *ctx, int key, const char *arg)
 {
 	struct env *env = ctx;
 	struct flame_opts *fo = &env->fo;
 	uint64_t v;
 
-	switch (c) {
+	switch (key) {
 	case 'w':
 		return usage_error("-w means wide in sidescope; the image width is "
-				   "--width %s", optarg);
+				   "--width %s", arg);
 	case 'o':
-		env->output = optarg;
+		env->output = arg;
 		break;
 	case 't':
-		fo->title = optarg;
+		fo->title = arg;
 		break;
 	case OPT_SUBTITLE:
-		fo->subtitle = optarg;
+		fo->subtitle = arg;
 		break;
 	case OPT_WIDTH:
-		if (parse_u64(optarg, 200, 100000, &v))
-			return usage_error("invalid width '%s' (200 to 100000 pixels)", optarg);
+		if (parse_u64(arg, 200, 100000, &v))
+			return usage_error("invalid width '%s' (200 to 100000 pixels)", arg);
 		fo->width = v;
 		break;
 	case OPT_MINW:
-		if (parse_width(optarg, &fo->min_width))
-			return usage_error("invalid minimum width '%s' (0 to 10000 pixels)", optarg);
+		if (parse_width(arg, &fo->min_width))
+			return usage_error("invalid minimum width '%s' (0 to 10000 pixels)", arg);
 		if (fo->min_width == 0)
 			fo->min_width = 1e-9;	/* 0 means the default in flame_opts */
 		break;
@@ -311,20 +311,20 @@ static int parse_opt(void *ctx, int c, const char *arg)
 		fo->reverse = true;
 		break;
 	case OPT_COLORS:
-		if (strcmp(optarg, "kind") == 0)
+		if (strcmp(arg, "kind") == 0)
 			fo->colors = FLAME_COLORS_KIND;
-		else if (strcmp(optarg, "hash") == 0)
+		else if (strcmp(arg, "hash") == 0)
 			fo->colors = FLAME_COLORS_HASH;
-		else if (strcmp(optarg, "mono") == 0)
+		else if (strcmp(arg, "mono") == 0)
 			fo->colors = FLAME_COLORS_MONO;
-		else if (strcmp(optarg, "blocked") == 0)
+		else if (strcmp(arg, "blocked") == 0)
 			fo->colors = FLAME_COLORS_BLOCKED;
 		else
 			return usage_error("unknown colour scheme '%s' (kind, hash, mono or blocked)",
-					   optarg);
+					   arg);
 		break;
 	case OPT_UNIT:
-		env->unit = optarg;
+		env->unit = arg;
 		break;
 	case OPT_DIFF:
 		env->diff = true;

@@ -188,41 +188,49 @@ static void print_text_row(FILE *f, const struct ps_row *r, bool wide)
 	fprintf(f, "%s\n", cmd);
 }
 
+/* One option into the struct env at CTX (cli_opt_fn): 0 to go on, or the
+ * exit status of a usage error. */
+static int parse_opt(void *ctx, int key, const char *arg)
+{
+	struct env *env = ctx;
+
+	switch (key) {
+	case 'n':
+		env->name = arg;
+		break;
+	case 'p':
+		free(env->only);
+		env->only = NULL;
+		env->n_only = parse_pid_list(arg, &env->only);
+		if (env->n_only < 0)
+			return usage_error("invalid PID list '%s'", arg);
+		break;
+	case 'q':
+		env->quiet = true;
+		break;
+	case 'w':
+		env->wide = true;
+		break;
+	case OPT_JSON:
+		env->json = true;
+		break;
+	case OPT_OTHERS:
+		env->others = true;
+		break;
+	}
+	return 0;
+}
+
 /* The command line into ENV. Return -1 to go on, or the exit status (help,
  * usage error); ENV->only is the caller's to free either way. */
 static int parse_args(int argc, char **argv, struct env *env)
 {
-	int c;
+	int r;
 
 	*env = (struct env){ 0 };
-	while ((c = cli__getopt(&cli, argc, argv)) >= 0) {
-		switch (c) {
-		case 'n':
-			env->name = optarg;
-			break;
-		case 'p':
-			free(env->only);
-			env->only = NULL;
-			env->n_only = parse_pid_list(optarg, &env->only);
-			if (env->n_only < 0)
-				return usage_error("invalid PID list '%s'", optarg);
-			break;
-		case 'q':
-			env->quiet = true;
-			break;
-		case 'w':
-			env->wide = true;
-			break;
-		case OPT_JSON:
-			env->json = true;
-			break;
-		case OPT_OTHERS:
-			env->others = true;
-			break;
-		}
-	}
-	if (c != CLI_END)
-		return cli__status(c);
+	r = cli__parse(&cli, argc, argv, parse_opt, env);
+	if (r >= 0)
+		return r;
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	return -1;

@@ -146,52 +146,52 @@ struct env {
 
 /* One option into the struct env at CTX (cli_opt_fn): 0 to go on, or the
  * exit status of a usage error. */
-static int parse_opt(void *ctx, int c, const char *arg)
+static int parse_opt(void *ctx, int key, const char *arg)
 {
 	struct env *env = ctx;
 	long l;
 	uint64_t v;
 
-	switch (c) {
+	switch (key) {
 	case 'p':
-		if (parse_long(optarg, 1, INT_MAX, &l))
-			return usage_error("invalid PID '%s'", optarg);
+		if (parse_long(arg, 1, INT_MAX, &l))
+			return usage_error("invalid PID '%s'", arg);
 		env->pid = (pid_t)l;
 		break;
 	case 'd':
-		if (parse_u64(optarg, 0, 365ULL * 86400, &env->duration))
-			return usage_error("invalid duration '%s' (seconds; 0: until Ctrl-C)", optarg);
+		if (parse_u64(arg, 0, 365ULL * 86400, &env->duration))
+			return usage_error("invalid duration '%s' (seconds; 0: until Ctrl-C)", arg);
 		break;
 	case 'c':
-		if (parse_u64(optarg, 1, UINT64_MAX, &env->count))
-			return usage_error("invalid count '%s'", optarg);
+		if (parse_u64(arg, 1, UINT64_MAX, &env->count))
+			return usage_error("invalid count '%s'", arg);
 		break;
-	case 'o': env->output = optarg; break;
+	case 'o': env->output = arg; break;
 	case OPT_JSON: env->json = true; break;
 	case OPT_MAXSTR:
-		if (parse_u64(optarg, 1, UP_MAX_UNITS, &env->max_str))
-			return usage_error("invalid --max-str '%s' (1 to %d)", optarg, UP_MAX_UNITS);
+		if (parse_u64(arg, 1, UP_MAX_UNITS, &env->max_str))
+			return usage_error("invalid --max-str '%s' (1 to %d)", arg, UP_MAX_UNITS);
 		break;
 	case OPT_LATENCY: env->latency = true; break;
 	case OPT_BUFKB:
-		if (parse_u64(optarg, 4, 1 << 20, &v) || (v & (v - 1)))
+		if (parse_u64(arg, 4, 1 << 20, &v) || (v & (v - 1)))
 			return usage_error("invalid --buffer-kb '%s' (a power of 2, 4 to 1048576)",
-					   optarg);
+					   arg);
 		env->buf_kb = v;
 		break;
-	case OPT_SAVE: env->save = optarg; break;
-	case OPT_REPLAY: env->replay = optarg; break;
+	case OPT_SAVE: env->save = arg; break;
+	case OPT_REPLAY: env->replay = arg; break;
 	case OPT_CHECK: env->check = true; break;
 	case OPT_STACKS: env->stacks = true; break;
-	case OPT_BY: env->by = optarg; break;
-	case OPT_HIST: env->hist = optarg; break;
+	case OPT_BY: env->by = arg; break;
+	case OPT_HIST: env->hist = arg; break;
 	case OPT_TOP:
-		if (parse_u64(optarg, 1, 1000000, &env->top))
-			return usage_error("invalid --top '%s' (1 to 1000000)", optarg);
+		if (parse_u64(arg, 1, 1000000, &env->top))
+			return usage_error("invalid --top '%s' (1 to 1000000)", arg);
 		break;
 	case OPT_MAXKEYS:
-		if (parse_u64(optarg, 1, 1 << 22, &env->max_keys))
-			return usage_error("invalid --max-keys '%s' (1 to %d)", optarg, 1 << 22);
+		if (parse_u64(arg, 1, 1 << 22, &env->max_keys))
+			return usage_error("invalid --max-keys '%s' (1 to %d)", arg, 1 << 22);
 		break;
 	}
 	return 0;
@@ -203,6 +203,8 @@ static int parse_args(int argc, char **argv, struct env *env)
 {
 	int r;
 
+	*env = (struct env){ .output = "-", .max_str = DEFAULT_MAX_STR, .buf_kb = 4096,
+			     .top = DEFAULT_TOP, .max_keys = DEFAULT_MAX_KEYS };
 	r = cli__parse(&cli, argc, argv, parse_opt, env);
 	if (r >= 0)
 		return r;
@@ -488,8 +490,7 @@ cleanup:
 
 int cmd_uprobe(int argc, char **argv)
 {
-	struct env env = { .output = "-", .max_str = DEFAULT_MAX_STR, .buf_kb = 4096,
-			   .top = DEFAULT_TOP, .max_keys = DEFAULT_MAX_KEYS };
+	struct env env;
 	char check_buf[PATH_MAX + 64];
 	char *check_probes[] = { check_buf };
 	int r;

@@ -12,12 +12,31 @@
  *   static const struct cli cli = { .text = "...USAGE...\n\n", .opts = opts,
  *                                   .tail = "\nEXAMPLES:\n...", .col = 22 };
  *
- *   while ((c = cli__getopt(&cli, argc, argv)) >= 0)
- *       switch (c) { case 'p': ...; }
- *   if (c != CLI_END)
- *       return cli__status(c);
+ * Every command parses the same way: one callback takes each option, and
+ * parse_args checks what they make together and takes the operands.
  *
- * cli__getopt sets log_verbose for 'v' and prints the help for 'h' itself. */
+ *   static int parse_opt(void *ctx, int key, const char *arg)
+ *   {
+ *       struct env *env = ctx;
+ *
+ *       switch (key) { case 'p': ...; }
+ *       return 0;		// or the exit status of a usage error
+ *   }
+ *
+ *   // -1 to go on, or the exit status (help, usage error)
+ *   static int parse_args(int argc, char **argv, struct env *env)
+ *   {
+ *       int r;
+ *
+ *       *env = (struct env){ ...defaults... };
+ *       r = cli__parse(&cli, argc, argv, parse_opt, env);
+ *       if (r >= 0)
+ *           return r;
+ *       ...operands from argv[optind], checks across options...
+ *       return -1;
+ *   }
+ *
+ * cli__parse sets log_verbose for 'v' and prints the help for 'h' itself. */
 #ifndef SIDESCOPE_CLI_H
 #define SIDESCOPE_CLI_H
 
@@ -46,7 +65,8 @@ struct cli {
 #define CLI_HELP	(-2)	/* -h: the help is printed; exit 0 */
 #define CLI_USAGE	(-3)	/* a bad option: the hint is printed; exit 2 */
 
-/* The next option's key (its argument in optarg), or one of CLI_*. */
+/* The next option's key (its argument in optarg), or one of CLI_*: the
+ * step cli__parse repeats. */
 int cli__getopt(const struct cli *cli, int argc, char **argv);
 /* One option, KEY with its argument ARG (NULL if it takes none), into the
  * command's CTX: 0 to go on, or the exit status to stop with (2 for a

@@ -736,22 +736,9 @@ static bool lines_fit(struct dwline *d, struct dw_unit *u)
 /* Intern S, cut to DW_NAME_MAX bytes at a character boundary. */
 static const char *keep(struct dwline *d, const char *s)
 {
-	size_t len;
+	char cut[UTF8_CUT_ROOM(DW_NAME_MAX)];
 
-	if (!s)
-		s = "";
-	len = strnlen(s, DW_NAME_MAX + 1);
-	if (len > DW_NAME_MAX) {
-		char cut[DW_NAME_MAX + 4];
-
-		len = DW_NAME_MAX;
-		while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
-			len--;
-		memcpy(cut, s, len);
-		memcpy(cut + len, "...", 4);
-		return d->intern(d->ictx, cut);
-	}
-	return d->intern(d->ictx, s);
+	return d->intern(d->ictx, utf8_cut(s ? s : "", DW_NAME_MAX, cut));
 }
 
 /* The name of an inlined function: its demangled linkage name, else its

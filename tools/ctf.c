@@ -44,13 +44,14 @@ struct env {
 enum { OPT_JSON = 256, OPT_BY, OPT_TOP };
 
 static const struct cli_opt opts[] = {
-	{ OPT_BY, "by", "FIELD", "summary: count the values of this payload (or context)\nfield" },
+	{ OPT_BY, "by", "FIELD", "summary: count the values of this payload (or context)\nfield",
+	  CLI_STORE_ARG(struct env, by) },
 	{ OPT_TOP, "top", "N", "summary: show N values of --by and N threads (default 10)" },
-	{ OPT_JSON, "json", NULL, "summary: print one JSON object" },
-	{ 'o', "output", "FILE", "chrome: write here ('-' for stdout)" },
-	{ 'v', "verbose", NULL, "babeltrace2's warnings too" },
-	{ 'h', "help", NULL, "print this help" },
-	{}
+	{ OPT_JSON, "json", NULL, "summary: print one JSON object",
+	  CLI_STORE_TRUE(struct env, json) },
+	{ 'o', "output", "FILE", "chrome: write here ('-' for stdout)",
+	  CLI_STORE_ARG(struct env, output) },
+	CLI_OPTS_END("babeltrace2's warnings too")
 };
 
 #define CTF_HELP_TEXT \
@@ -88,30 +89,14 @@ static const struct cli top_cli = { .text = CTF_HELP_TEXT, .opts = opts, .tail =
 static const struct cli action_cli = { .text = CTF_HELP_TEXT, .opts = opts, .tail = CTF_HELP_TAIL,
 				       .col = 20, .gap = 1 };
 
-/* One option of the action into the struct env at CTX (cli_opt_fn): 0 to
- * go on, or the exit status of a usage error. */
+/* cli_opt_fn: --top, the one option the table does not store. */
 static int parse_opt(void *ctx, int key, const char *arg)
 {
 	struct env *env = ctx;
 
-	switch (key) {
-	case OPT_BY: env->by = arg; break;
-	case OPT_TOP:
-		if (parse_u64(arg, 1, 1000000, &env->top))
-			return usage_error("bad --top '%s' (a number from 1)", arg);
-		break;
-	case OPT_JSON: env->json = true; break;
-	case 'o': env->output = arg; break;
-	default: return usage_hint();
-	}
+	if (parse_u64(arg, 1, 1000000, &env->top))
+		return usage_error("bad --top '%s' (a number from 1)", arg);
 	return 0;
-}
-
-/* An option before the action (cli_opt_fn): a usage error, as only -v and
- * -h go there and cli__parse takes those itself. */
-static int parse_top_opt(void *ctx, int key, const char *arg)
-{
-	return usage_hint();
 }
 
 /* The action's options and TRACE_DIR (argv[0] the command, argv[1] the
@@ -119,9 +104,8 @@ static int parse_top_opt(void *ctx, int key, const char *arg)
  * status. */
 static int parse_action(int argc, char **argv, struct env *env)
 {
-	int r;
+	int r = cli__parse(&action_cli, argc, argv, parse_opt, env);
 
-	r = cli__parse(&action_cli, argc, argv, parse_opt, env);
 	if (r >= 0)
 		return r;
 	if (optind != argc - 1)
@@ -136,15 +120,17 @@ static int parse_action(int argc, char **argv, struct env *env)
 	return -1;
 }
 
-/* The command line into ENV. Return -1 to go on, or the exit status (help,
- * usage error). */
+/* The action, then its options and TRACE_DIR, into ENV:
+ * -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct env *env)
 {
 	const char *sub;
 	int r;
 
 	*env = (struct env){ .top = 10 };
-	r = cli__parse(&top_cli, argc, argv, parse_top_opt, env);
+	/* no callback: only -v and -h may come before the action */
+	r = cli__parse(&top_cli, argc, argv, NULL, NULL);
+
 	if (r >= 0)
 		return r;
 	if (optind >= argc)

@@ -23,15 +23,23 @@
 
 enum { OPT_JSON = 256 };
 
+struct env {
+	const char *file;	/* the image, as given */
+	const char *pattern;	/* NULL: every method */
+	const char *out_path;	/* "-": stdout */
+	long pid;		/* 0: FILE is a path here */
+	bool json, wide;
+};
+
 static const struct cli_opt opts[] = {
 	{ 'p', "pid", "PID", "FILE is a path in the container of process PID\n"
 			     "(read through /proc/PID/root)" },
-	{ 'w', "wide", NULL, "do not cut names at 80 columns" },
-	{ OPT_JSON, "json", NULL, "print a JSON array, one object per method" },
-	{ 'o', "output", "FILE", "write to FILE (atomically) instead of stdout" },
-	{ 'v', "verbose", NULL, "debug messages" },
-	{ 'h', "help", NULL, "print this help" },
-	{}
+	{ 'w', "wide", NULL, "do not cut names at 80 columns", CLI_STORE_TRUE(struct env, wide) },
+	{ OPT_JSON, "json", NULL, "print a JSON array, one object per method",
+	  CLI_STORE_TRUE(struct env, json) },
+	{ 'o', "output", "FILE", "write to FILE (atomically) instead of stdout",
+	  CLI_STORE_ARG(struct env, out_path) },
+	CLI_OPTS_END("debug messages")
 };
 
 static const struct cli cli = {
@@ -64,13 +72,15 @@ static const struct cli cli = {
 	.gap = 1,
 };
 
-struct env {
-	const char *file;	/* the image, as given */
-	const char *pattern;	/* NULL: every method */
-	const char *out_path;	/* "-": stdout */
-	long pid;		/* 0: FILE is a path here */
-	bool json, wide;
-};
+/* cli_opt_fn: -p, the one option the table does not store. */
+static int parse_opt(void *ctx, int key, const char *arg)
+{
+	struct env *env = ctx;
+
+	if (parse_long(arg, 1, INT_MAX, &env->pid))
+		return usage_error("invalid PID '%s'", arg);
+	return 0;
+}
 
 /* The rows written so far, and where. */
 struct listing {
@@ -79,32 +89,8 @@ struct listing {
 	size_t shown;
 };
 
-/* One option into the struct env at CTX (cli_opt_fn): 0 to go on, or the
- * exit status of a usage error. */
-static int parse_opt(void *ctx, int key, const char *arg)
-{
-	struct env *env = ctx;
-
-	switch (key) {
-	case 'p':
-		if (parse_long(arg, 1, INT_MAX, &env->pid))
-			return usage_error("invalid PID '%s'", arg);
-		break;
-	case 'w':
-		env->wide = true;
-		break;
-	case 'o':
-		env->out_path = arg;
-		break;
-	case OPT_JSON:
-		env->json = true;
-		break;
-	}
-	return 0;
-}
-
-/* The command line into ENV. Return -1 to go on, or the exit status (help,
- * usage error). */
+/* The options, FILE and PATTERN into ENV: -1 to go on, else the exit
+ * status. */
 static int parse_args(int argc, char **argv, struct env *env)
 {
 	int r;

@@ -213,13 +213,10 @@ static int write_listing(const struct env *env, const struct r2r_image *img, siz
 {
 	struct listing l = { .env = env };
 	struct outfile *out;
-	int err;
 
-	out = outfile__open(env->out_path);
-	if (!out) {
-		p_err("cannot write %s: %s", env->out_path, outfile__strerror(errno));
+	out = outfile__open_or_say(env->out_path);
+	if (!out)
 		return 1;
-	}
 	l.f = outfile__fp(out);
 	if (env->json)
 		fputc('[', l.f);
@@ -237,12 +234,7 @@ static int write_listing(const struct env *env, const struct r2r_image *img, siz
 	if (env->json)
 		fputs(l.shown == 0 ? "]\n" : "\n]\n", l.f);
 	*shown = l.shown;
-	err = outfile__commit(out);
-	if (err) {
-		p_err("cannot write %s: %s", env->out_path, outfile__strerror(err));
-		return 1;
-	}
-	return 0;
+	return outfile__commit_or_say(out) ? 1 : 0;
 }
 
 /* A PATTERN that matched nothing: why, said. */

@@ -361,32 +361,32 @@ static int read_inputs(struct env *env, struct flamegraph *fg)
 	return 0;
 }
 
+/* What write_graph writes: the graph and how to draw it. */
+struct drawing {
+	struct flamegraph *fg;
+	const struct flame_opts *fo;
+};
+
+/* outfile_write_fn: the SVG. */
+static int draw(void *ctx, FILE *f)
+{
+	const struct drawing *d = ctx;
+
+	return flame__write_svg(d->fg, f, d->fo);
+}
+
 /* The SVG of FG to ENV's output, replaced atomically. Return 0, or 1 after
  * saying what went wrong. */
 static int write_graph(const struct env *env, struct flamegraph *fg)
 {
-	const char *output = env->output;
+	struct drawing d = { .fg = fg, .fo = &env->fo };
 	struct outfile *out;
-	int err;
 
 	/* a device named on purpose (/dev/null, /dev/stdout) is written in
 	 * place; links, FIFOs and sockets are refused (outfile.h) */
-	out = outfile__open(output);
-	if (!out) {
-		p_err("cannot write %s: %s", output, outfile__strerror(errno));
+	out = outfile__open_or_say(env->output);
+	if (!out || outfile__finish(out, draw, &d))
 		return 1;
-	}
-	err = flame__write_svg(fg, outfile__fp(out), &env->fo);
-	if (err) {
-		p_err("cannot write %s: %s", output, strerror(-err));
-		outfile__abort(out);
-		return 1;
-	}
-	err = outfile__commit(out);
-	if (err) {
-		p_err("cannot write %s: %s", output, outfile__strerror(err));
-		return 1;
-	}
 	p_debug("%zu frames drawn, %zu narrower than the minimum width merged",
 		flame__frames_drawn(fg), flame__frames_elided(fg));
 	return 0;

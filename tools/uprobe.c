@@ -235,21 +235,15 @@ static int parse_args(int argc, char **argv, struct env *env)
 /* --replay: the saved events onto the output. */
 static int replay(const struct env *env)
 {
-	struct outfile *of = outfile__open(env->output);
+	struct outfile *of = outfile__open_or_say(env->output);
 
-	if (!of) {
-		p_err("cannot write %s: %s", env->output, outfile__strerror(errno));
+	if (!of)
 		return 1;
-	}
 	if (session__replay(env->replay, outfile__fp(of), env->json)) {
 		outfile__abort(of);
 		return 1;
 	}
-	if (outfile__commit(of)) {
-		p_err("cannot write %s: %s", env->output, outfile__strerror(errno));
-		return 1;
-	}
-	return 0;
+	return outfile__commit_or_say(of) ? 1 : 0;
 }
 
 /* --check probes this function of our own executable. */
@@ -447,11 +441,9 @@ static int trace(const struct env *env)
 		goto cleanup;
 	}
 	/* every output is checked before anything is attached */
-	of = outfile__open(env->output);
-	if (!of) {
-		p_err("cannot write %s: %s", env->output, outfile__strerror(errno));
+	of = outfile__open_or_say(env->output);
+	if (!of)
 		goto cleanup;
-	}
 	/* with --stacks, -o is the stacks' file and lines go to stdout */
 	events = env->stacks && strcmp(env->output, "-") ? outfile__open("-") : NULL;
 	s = open_session(env, specs, quiet, outfile__fp(events ? events : of));
@@ -468,12 +460,8 @@ static int trace(const struct env *env)
 		err = write_stacks(env, s, of);
 	if (err || env->check)
 		goto cleanup;
-	err = outfile__commit(of);
+	err = outfile__commit_or_say(of) ? 1 : 0;
 	of = NULL;
-	if (err) {
-		p_err("cannot write %s: %s", env->output, outfile__strerror(err));
-		err = 1;
-	}
 cleanup:
 	if (events)
 		outfile__commit(events);

@@ -21,17 +21,27 @@
 
 enum { OPT_FROM = 256, OPT_JSON };
 
+/* The command line. */
+struct env {
+	const char *action;	/* "check" or "next" */
+	const char *text;	/* the expression */
+	const char *from;	/* next: --from, or NULL (now) */
+	long count;		/* next: how many times */
+	bool counted;		/* -c given */
+	bool json;
+};
+
 static const struct cli_opt opts[] = {
 	{ 'c', "count", "COUNT", "next: how many times to print (1-1000, default 5)" },
 	{ OPT_JSON, "json", NULL, "print one JSON object: the canonical form (check) or\n"
-				  "the times (next); errors as JSON lines on stderr" },
+				  "the times (next); errors as JSON lines on stderr",
+	  CLI_STORE_TRUE(struct env, json) },
 	{ OPT_FROM, "from", "TIME", "next: start after TIME, seconds since the epoch or\n"
 				    "ISO 8601 (2026-03-29T01:30[:00][Z|+02:00]; no zone:\n"
-				    "local time). Default: now" },
+				    "local time). Default: now",
+	  CLI_STORE_ARG(struct env, from) },
 	{ 'n', NULL, "N", NULL },	/* refused: a name in every other command */
-	{ 'v', "verbose", NULL, "debug messages" },
-	{ 'h', "help", NULL, "print this help" },
-	{}
+	CLI_OPTS_END("debug messages")
 };
 
 static const struct cli cli = {
@@ -63,6 +73,24 @@ static const struct cli cli = {
 "  sidescope cron next '0 0 29 2 *' -c 3      # the next three Feb 29ths\n"
 "  sidescope cron next '30 2 * * *' --from 2026-03-29T00:00Z\n",
 };
+
+/* cli_opt_fn: -c, and -n refused. */
+static int parse_opt(void *ctx, int key, const char *arg)
+{
+	struct env *env = ctx;
+
+	switch (key) {
+	case 'c':
+		if (parse_long(arg, 1, 1000, &env->count))
+			return usage_error("invalid count '%s' (1-1000)", arg);
+		env->counted = true;
+		break;
+	case 'n':
+		return usage_error("-n is a name in every sidescope command; the count "
+				   "is -c %s", arg);
+	}
+	return 0;
+}
 
 static bool all_digits(const char *s, size_t n)
 {
@@ -181,42 +209,16 @@ static const char *iso_time(time_t t, char *buf, size_t size)
 	return buf;
 }
 
-/* The command line. */
-struct env {
-	const char *action;	/* "check" or "next" */
-	const char *text;	/* the expression */
-	const char *from;	/* next: --from, or NULL (now) */
-	long count;		/* next: how many times */
-	bool counted;		/* -c given */
-	bool json;
-};
-
-/* 0, or the exit status of a usage error or of --help. */
-static int parse_args(struct env *env, int argc, char **argv)
+/* The options, the action and the expression into ENV:
+ * -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct env *env)
 {
-	int c;
+	int r;
 
-	env->count = 5;
-	while ((c = cli__getopt(&cli, argc, argv)) >= 0) {
-		switch (c) {
-		case 'c':
-			if (parse_long(optarg, 1, 1000, &env->count))
-				return usage_error("invalid count '%s' (1-1000)", optarg);
-			env->counted = true;
-			break;
-		case 'n':
-			return usage_error("-n is a name in every sidescope command; the count "
-					   "is -c %s", optarg);
-		case OPT_FROM:
-			env->from = optarg;
-			break;
-		case OPT_JSON:
-			env->json = true;
-			break;
-		}
-	}
-	if (c != CLI_END)
-		return cli__status(c);
+	*env = (struct env){ .count = 5 };
+	r = cli__parse(&cli, argc, argv, parse_opt, env);
+	if (r >= 0)
+		return r;
 	if (optind >= argc)
 		return usage_error("an action is needed: check or next");
 	env->action = argv[optind++];
@@ -231,7 +233,7 @@ static int parse_args(struct env *env, int argc, char **argv)
 				   argv[optind]);
 	if (strcmp(env->action, "check") == 0 && (env->from || env->counted))
 		return usage_error("-c and --from go with 'next'");
-	return 0;
+	return -1;
 }
 
 /* check: the canonical form. Return the exit status. */
@@ -307,14 +309,14 @@ static int next(const struct env *env, const struct cron_expr *e, const char *sh
 
 int cmd_cron(int argc, char **argv)
 {
-	struct env env = { 0 };
+	struct env env;
 	struct cron_expr *e;
 	struct err perr;
 	char shown[200], why[ESCAPE_MAX(sizeof(perr.msg)) + 1];
 	int err;
 
-	err = parse_args(&env, argc, argv);
-	if (err || env.action == NULL)
+	err = parse_args(argc, argv, &env);
+	if (err >= 0)
 		return err;
 	quotable(env.text, shown, sizeof(shown));
 	e = cron__parse(env.text, &perr);

@@ -44,13 +44,14 @@ struct env {
 enum { OPT_JSON = 256, OPT_BY, OPT_TOP };
 
 static const struct cli_opt opts[] = {
-	{ OPT_BY, "by", "FIELD", "summary: count the values of this payload (or context)\nfield" },
+	{ OPT_BY, "by", "FIELD", "summary: count the values of this payload (or context)\nfield",
+	  CLI_STORE_ARG(struct env, by) },
 	{ OPT_TOP, "top", "N", "summary: show N values of --by and N threads (default 10)" },
-	{ OPT_JSON, "json", NULL, "summary: print one JSON object" },
-	{ 'o', "output", "FILE", "chrome: write here ('-' for stdout)" },
-	{ 'v', "verbose", NULL, "babeltrace2's warnings too" },
-	{ 'h', "help", NULL, "print this help" },
-	{}
+	{ OPT_JSON, "json", NULL, "summary: print one JSON object",
+	  CLI_STORE_TRUE(struct env, json) },
+	{ 'o', "output", "FILE", "chrome: write here ('-' for stdout)",
+	  CLI_STORE_ARG(struct env, output) },
+	CLI_OPTS_END("babeltrace2's warnings too")
 };
 
 #define CTF_HELP_TEXT \
@@ -88,27 +89,25 @@ static const struct cli top_cli = { .text = CTF_HELP_TEXT, .opts = opts, .tail =
 static const struct cli action_cli = { .text = CTF_HELP_TEXT, .opts = opts, .tail = CTF_HELP_TAIL,
 				       .col = 20, .gap = 1 };
 
+/* cli_opt_fn: --top, the one option the table does not store. */
+static int parse_opt(void *ctx, int key, const char *arg)
+{
+	struct env *env = ctx;
+
+	if (parse_u64(arg, 1, 1000000, &env->top))
+		return usage_error("bad --top '%s' (a number from 1)", arg);
+	return 0;
+}
+
 /* The action's options and TRACE_DIR (argv[0] the command, argv[1] the
  * first argument after the action). Return -1 to go on, or the exit
  * status. */
-static int parse_action(struct env *env, int argc, char **argv)
+static int parse_action(int argc, char **argv, struct env *env)
 {
-	int c;
+	int r = cli__parse(&action_cli, argc, argv, parse_opt, env);
 
-	while ((c = cli__getopt(&action_cli, argc, argv)) >= 0) {
-		switch (c) {
-		case OPT_BY: env->by = optarg; break;
-		case OPT_TOP:
-			if (parse_u64(optarg, 1, 1000000, &env->top))
-				return usage_error("bad --top '%s' (a number from 1)", optarg);
-			break;
-		case OPT_JSON: env->json = true; break;
-		case 'o': env->output = optarg; break;
-		default: return usage_hint();
-		}
-	}
-	if (c != CLI_END)
-		return cli__status(c);
+	if (r >= 0)
+		return r;
 	if (optind != argc - 1)
 		return usage_error(optind >= argc ? "missing TRACE_DIR" : "too many arguments");
 	env->dir = argv[optind];
@@ -121,17 +120,19 @@ static int parse_action(struct env *env, int argc, char **argv)
 	return -1;
 }
 
-/* Return -1 to go on, or the exit status. */
-static int parse_args(struct env *env, int argc, char **argv)
+/* The action, then its options and TRACE_DIR, into ENV:
+ * -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct env *env)
 {
 	const char *sub;
-	int c;
+	int r;
 
-	c = cli__getopt(&top_cli, argc, argv);
-	if (c >= 0)
-		return usage_hint();	/* only -v and -h before the action */
-	if (c != CLI_END)
-		return cli__status(c);
+	*env = (struct env){ .top = 10 };
+	/* no callback: only -v and -h may come before the action */
+	r = cli__parse(&top_cli, argc, argv, NULL, NULL);
+
+	if (r >= 0)
+		return r;
 	if (optind >= argc)
 		return usage_error("missing subcommand: summary or chrome");
 	sub = argv[optind];
@@ -146,7 +147,7 @@ static int parse_args(struct env *env, int argc, char **argv)
 	memmove(&argv[1], &argv[optind + 1], (size_t)(argc - optind) * sizeof(*argv));
 	argc -= optind;
 	optind = 0;
-	return parse_action(env, argc, argv);
+	return parse_action(argc, argv, env);
 }
 
 /* S escaped into BUF for a message: trace directories are named after the
@@ -447,10 +448,10 @@ out:
 
 int cmd_ctf(int argc, char **argv)
 {
-	struct env env = { .top = 10 };
+	struct env env;
 	struct ctf_traces traces = {};
 	struct run r = { .env = &env, .t = &traces };
-	int ret = parse_args(&env, argc, argv);
+	int ret = parse_args(argc, argv, &env);
 
 	if (ret >= 0)
 		return ret;

@@ -23,15 +23,23 @@
 
 enum { OPT_JSON = 256 };
 
+struct env {
+	const char *file;	/* the image, as given */
+	const char *pattern;	/* NULL: every method */
+	const char *out_path;	/* "-": stdout */
+	long pid;		/* 0: FILE is a path here */
+	bool json, wide;
+};
+
 static const struct cli_opt opts[] = {
 	{ 'p', "pid", "PID", "FILE is a path in the container of process PID\n"
 			     "(read through /proc/PID/root)" },
-	{ 'w', "wide", NULL, "do not cut names at 80 columns" },
-	{ OPT_JSON, "json", NULL, "print a JSON array, one object per method" },
-	{ 'o', "output", "FILE", "write to FILE (atomically) instead of stdout" },
-	{ 'v', "verbose", NULL, "debug messages" },
-	{ 'h', "help", NULL, "print this help" },
-	{}
+	{ 'w', "wide", NULL, "do not cut names at 80 columns", CLI_STORE_TRUE(struct env, wide) },
+	{ OPT_JSON, "json", NULL, "print a JSON array, one object per method",
+	  CLI_STORE_TRUE(struct env, json) },
+	{ 'o', "output", "FILE", "write to FILE (atomically) instead of stdout",
+	  CLI_STORE_ARG(struct env, out_path) },
+	CLI_OPTS_END("debug messages")
 };
 
 static const struct cli cli = {
@@ -64,13 +72,15 @@ static const struct cli cli = {
 	.gap = 1,
 };
 
-struct env {
-	const char *file;	/* the image, as given */
-	const char *pattern;	/* NULL: every method */
-	const char *out_path;	/* "-": stdout */
-	long pid;		/* 0: FILE is a path here */
-	bool json, wide;
-};
+/* cli_opt_fn: -p, the one option the table does not store. */
+static int parse_opt(void *ctx, int key, const char *arg)
+{
+	struct env *env = ctx;
+
+	if (parse_long(arg, 1, INT_MAX, &env->pid))
+		return usage_error("invalid PID '%s'", arg);
+	return 0;
+}
 
 /* The rows written so far, and where. */
 struct listing {
@@ -79,32 +89,16 @@ struct listing {
 	size_t shown;
 };
 
-/* Parse the command line into ENV. Return -1 to go on, else the exit
- * status (help printed, or a usage error said). */
+/* The options, FILE and PATTERN into ENV: -1 to go on, else the exit
+ * status. */
 static int parse_args(int argc, char **argv, struct env *env)
 {
-	int c;
+	int r;
 
 	*env = (struct env){ .out_path = "-" };
-	while ((c = cli__getopt(&cli, argc, argv)) >= 0) {
-		switch (c) {
-		case 'p':
-			if (parse_long(optarg, 1, INT_MAX, &env->pid))
-				return usage_error("invalid PID '%s'", optarg);
-			break;
-		case 'w':
-			env->wide = true;
-			break;
-		case 'o':
-			env->out_path = optarg;
-			break;
-		case OPT_JSON:
-			env->json = true;
-			break;
-		}
-	}
-	if (c != CLI_END)
-		return cli__status(c);
+	r = cli__parse(&cli, argc, argv, parse_opt, env);
+	if (r >= 0)
+		return r;
 	if (optind >= argc)
 		return usage_error("missing FILE (a .NET ReadyToRun .dll)");
 	env->file = argv[optind++];
@@ -219,13 +213,10 @@ static int write_listing(const struct env *env, const struct r2r_image *img, siz
 {
 	struct listing l = { .env = env };
 	struct outfile *out;
-	int err;
 
-	out = outfile__open(env->out_path);
-	if (!out) {
-		p_err("cannot write %s: %s", env->out_path, outfile__strerror(errno));
+	out = outfile__open_or_say(env->out_path);
+	if (!out)
 		return 1;
-	}
 	l.f = outfile__fp(out);
 	if (env->json)
 		fputc('[', l.f);
@@ -243,12 +234,7 @@ static int write_listing(const struct env *env, const struct r2r_image *img, siz
 	if (env->json)
 		fputs(l.shown == 0 ? "]\n" : "\n]\n", l.f);
 	*shown = l.shown;
-	err = outfile__commit(out);
-	if (err) {
-		p_err("cannot write %s: %s", env->out_path, outfile__strerror(err));
-		return 1;
-	}
-	return 0;
+	return outfile__commit_or_say(out) ? 1 : 0;
 }
 
 /* A PATTERN that matched nothing: why, said. */

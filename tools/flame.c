@@ -26,26 +26,42 @@ enum {
 	OPT_UNIT,
 };
 
+/* The command line. */
+struct env {
+	struct flame_opts fo;	/* count_name set once the inputs are read */
+	const char *output;	/* "-": stdout */
+	const char *unit;	/* --unit, else a pprof profile's unit, else NULL */
+	bool diff;
+	char **inputs;		/* none: stdin */
+	int n_inputs;
+};
+
 static const struct cli_opt opts[] = {
-	{ 'o', "output", "FILE", "write the SVG to FILE (default: stdout)" },
-	{ 't', "title", "TEXT", "title (default: CPU profile)" },
-	{ OPT_SUBTITLE, "subtitle", "TEXT", "a second line under the title" },
+	{ 'o', "output", "FILE", "write the SVG to FILE (default: stdout)",
+	  CLI_STORE_ARG(struct env, output) },
+	{ 't', "title", "TEXT", "title (default: CPU profile)",
+	  CLI_STORE_ARG(struct env, fo.title) },
+	{ OPT_SUBTITLE, "subtitle", "TEXT", "a second line under the title",
+	  CLI_STORE_ARG(struct env, fo.subtitle) },
 	{ OPT_WIDTH, "width", "PX", "image width in pixels (default: 1200)" },
 	{ OPT_MINW, "min-width", "PX", "merge frames narrower than PX pixels (default: 0.1,\n"
 				       "raised as needed to draw at most 30,000 frames)" },
-	{ OPT_INV, "inverted", NULL, "icicle graph: the root at the top" },
-	{ OPT_REV, "reverse", NULL, "merge stacks by their leaf: callers above callees" },
+	{ OPT_INV, "inverted", NULL, "icicle graph: the root at the top",
+	  CLI_STORE_TRUE(struct env, fo.inverted) },
+	{ OPT_REV, "reverse", NULL, "merge stacks by their leaf: callers above callees",
+	  CLI_STORE_TRUE(struct env, fo.reverse) },
 	{ OPT_COLORS, "colors", "SCHEME", "kind (by frame kind, default), hash (stable colour\n"
 					  "per name across graphs), mono, or blocked (blues\n"
 					  "by kind, for off-CPU time)" },
 	{ OPT_COLORS, "colours", "SCHEME", NULL },
-	{ OPT_UNIT, "unit", "NAME", "what counts measure (default: samples)" },
-	{ OPT_DIFF, "diff", NULL, "two INPUTs, BEFORE and AFTER: a differential graph" },
-	{ OPT_NORM, "normalize", NULL, "with --diff: scale BEFORE to AFTER's total first" },
+	{ OPT_UNIT, "unit", "NAME", "what counts measure (default: samples)",
+	  CLI_STORE_ARG(struct env, unit) },
+	{ OPT_DIFF, "diff", NULL, "two INPUTs, BEFORE and AFTER: a differential graph",
+	  CLI_STORE_TRUE(struct env, diff) },
+	{ OPT_NORM, "normalize", NULL, "with --diff: scale BEFORE to AFTER's total first",
+	  CLI_STORE_TRUE(struct env, fo.normalize) },
 	{ 'w', NULL, "PX", NULL },	/* refused: -w is "wide" elsewhere */
-	{ 'v', "verbose", NULL, "say what was read" },
-	{ 'h', "help", NULL, "print this help" },
-	{}
+	CLI_OPTS_END("say what was read")
 };
 
 static const struct cli cli = {
@@ -76,15 +92,57 @@ static const struct cli cli = {
 	.col = 24,
 };
 
-/* The command line. */
-struct env {
-	struct flame_opts fo;	/* count_name set once the inputs are read */
-	const char *output;	/* "-": stdout */
-	const char *unit;	/* --unit, else a pprof profile's unit, else NULL */
-	bool diff;
-	char **inputs;		/* none: stdin */
-	int n_inputs;
-};
+static int parse_width(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v) || v < 0 || v > 10000)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* cli_opt_fn: the options with a value to check, and -w refused. */
+static int parse_opt(void *ctx, int key, const char *arg)
+{
+	struct env *env = ctx;
+	struct flame_opts *fo = &env->fo;
+	uint64_t v;
+
+	switch (key) {
+	case 'w':
+		return usage_error("-w means wide in sidescope; the image width is "
+				   "--width %s", arg);
+	case OPT_WIDTH:
+		if (parse_u64(arg, 200, 100000, &v))
+			return usage_error("invalid width '%s' (200 to 100000 pixels)", arg);
+		fo->width = v;
+		break;
+	case OPT_MINW:
+		if (parse_width(arg, &fo->min_width))
+			return usage_error("invalid minimum width '%s' (0 to 10000 pixels)", arg);
+		if (fo->min_width == 0)
+			fo->min_width = 1e-9;	/* 0 means the default in flame_opts */
+		break;
+	case OPT_COLORS:
+		if (strcmp(arg, "kind") == 0)
+			fo->colors = FLAME_COLORS_KIND;
+		else if (strcmp(arg, "hash") == 0)
+			fo->colors = FLAME_COLORS_HASH;
+		else if (strcmp(arg, "mono") == 0)
+			fo->colors = FLAME_COLORS_MONO;
+		else if (strcmp(arg, "blocked") == 0)
+			fo->colors = FLAME_COLORS_BLOCKED;
+		else
+			return usage_error("unknown colour scheme '%s' (kind, hash, mono or blocked)",
+					   arg);
+		break;
+	}
+	return 0;
+}
 
 struct sink {
 	struct flamegraph *fg;
@@ -259,85 +317,8 @@ cleanup:
 	return ret;
 }
 
-static int parse_width(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (!*s || *end || errno || !isfinite(v) || v < 0 || v > 10000)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-/* One option into the struct env at CTX (cli_opt_fn): 0 to go on, or the
- * exit status of a usage error. */
-static int parse_opt(void *ctx, int c, const char *arg)
-{
-	struct env *env = ctx;
-	struct flame_opts *fo = &env->fo;
-	uint64_t v;
-
-	switch (c) {
-	case 'w':
-		return usage_error("-w means wide in sidescope; the image width is "
-				   "--width %s", optarg);
-	case 'o':
-		env->output = optarg;
-		break;
-	case 't':
-		fo->title = optarg;
-		break;
-	case OPT_SUBTITLE:
-		fo->subtitle = optarg;
-		break;
-	case OPT_WIDTH:
-		if (parse_u64(optarg, 200, 100000, &v))
-			return usage_error("invalid width '%s' (200 to 100000 pixels)", optarg);
-		fo->width = v;
-		break;
-	case OPT_MINW:
-		if (parse_width(optarg, &fo->min_width))
-			return usage_error("invalid minimum width '%s' (0 to 10000 pixels)", optarg);
-		if (fo->min_width == 0)
-			fo->min_width = 1e-9;	/* 0 means the default in flame_opts */
-		break;
-	case OPT_INV:
-		fo->inverted = true;
-		break;
-	case OPT_REV:
-		fo->reverse = true;
-		break;
-	case OPT_COLORS:
-		if (strcmp(optarg, "kind") == 0)
-			fo->colors = FLAME_COLORS_KIND;
-		else if (strcmp(optarg, "hash") == 0)
-			fo->colors = FLAME_COLORS_HASH;
-		else if (strcmp(optarg, "mono") == 0)
-			fo->colors = FLAME_COLORS_MONO;
-		else if (strcmp(optarg, "blocked") == 0)
-			fo->colors = FLAME_COLORS_BLOCKED;
-		else
-			return usage_error("unknown colour scheme '%s' (kind, hash, mono or blocked)",
-					   optarg);
-		break;
-	case OPT_UNIT:
-		env->unit = optarg;
-		break;
-	case OPT_DIFF:
-		env->diff = true;
-		break;
-	case OPT_NORM:
-		fo->normalize = true;
-		break;
-	}
-	return 0;
-}
-
-/* The command line into ENV. Return -1 to go on, or the exit status (help,
- * usage error). */
+/* The options and the INPUTs into ENV: -1 to go on, else
+ * the exit status. */
 static int parse_args(int argc, char **argv, struct env *env)
 {
 	int r;
@@ -380,32 +361,32 @@ static int read_inputs(struct env *env, struct flamegraph *fg)
 	return 0;
 }
 
+/* What write_graph writes: the graph and how to draw it. */
+struct drawing {
+	struct flamegraph *fg;
+	const struct flame_opts *fo;
+};
+
+/* outfile_write_fn: the SVG. */
+static int draw(void *ctx, FILE *f)
+{
+	const struct drawing *d = ctx;
+
+	return flame__write_svg(d->fg, f, d->fo);
+}
+
 /* The SVG of FG to ENV's output, replaced atomically. Return 0, or 1 after
  * saying what went wrong. */
 static int write_graph(const struct env *env, struct flamegraph *fg)
 {
-	const char *output = env->output;
+	struct drawing d = { .fg = fg, .fo = &env->fo };
 	struct outfile *out;
-	int err;
 
 	/* a device named on purpose (/dev/null, /dev/stdout) is written in
 	 * place; links, FIFOs and sockets are refused (outfile.h) */
-	out = outfile__open(output);
-	if (!out) {
-		p_err("cannot write %s: %s", output, outfile__strerror(errno));
+	out = outfile__open_or_say(env->output);
+	if (!out || outfile__finish(out, draw, &d))
 		return 1;
-	}
-	err = flame__write_svg(fg, outfile__fp(out), &env->fo);
-	if (err) {
-		p_err("cannot write %s: %s", output, strerror(-err));
-		outfile__abort(out);
-		return 1;
-	}
-	err = outfile__commit(out);
-	if (err) {
-		p_err("cannot write %s: %s", output, outfile__strerror(err));
-		return 1;
-	}
 	p_debug("%zu frames drawn, %zu narrower than the minimum width merged",
 		flame__frames_drawn(fg), flame__frames_elided(fg));
 	return 0;

@@ -32,17 +32,27 @@ struct ps_row {
 
 enum { OPT_JSON = 256, OPT_OTHERS };
 
+/* The command line. */
+struct env {
+	const char *name;	/* -n, or NULL */
+	pid_t *only;		/* -p (malloc'd), n_only of them; none: all */
+	int n_only;
+	bool json, quiet, wide, others;
+};
+
 static const struct cli_opt opts[] = {
 	{ 'n', "name", "NAME", "only processes whose comm, executable or first argument\n"
-			       "is NAME ('.dll' optional)" },
+			       "is NAME ('.dll' optional)", CLI_STORE_ARG(struct env, name) },
 	{ 'p', "pid", "PIDS", "only these PIDs (comma-separated)" },
-	{ OPT_OTHERS, "others", NULL, "only processes outside sidescope's own container" },
-	{ 'q', "quiet", NULL, "print the PIDs only, one a line" },
-	{ 'w', "wide", NULL, "do not cut the command line at 80 columns" },
-	{ OPT_JSON, "json", NULL, "print a JSON array, one object per process" },
-	{ 'v', "verbose", NULL, "debug messages" },
-	{ 'h', "help", NULL, "print this help" },
-	{}
+	{ OPT_OTHERS, "others", NULL, "only processes outside sidescope's own container",
+	  CLI_STORE_TRUE(struct env, others) },
+	{ 'q', "quiet", NULL, "print the PIDs only, one a line",
+	  CLI_STORE_TRUE(struct env, quiet) },
+	{ 'w', "wide", NULL, "do not cut the command line at 80 columns",
+	  CLI_STORE_TRUE(struct env, wide) },
+	{ OPT_JSON, "json", NULL, "print a JSON array, one object per process",
+	  CLI_STORE_TRUE(struct env, json) },
+	CLI_OPTS_END("debug messages")
 };
 
 static const struct cli cli = {
@@ -68,13 +78,18 @@ static const struct cli cli = {
 	.col = 20,
 };
 
-/* The command line. */
-struct env {
-	const char *name;	/* -n, or NULL */
-	pid_t *only;		/* -p (malloc'd), n_only of them; none: all */
-	int n_only;
-	bool json, quiet, wide, others;
-};
+/* cli_opt_fn: -p, the one option the table does not store. */
+static int parse_opt(void *ctx, int key, const char *arg)
+{
+	struct env *env = ctx;
+
+	free(env->only);
+	env->only = NULL;
+	env->n_only = parse_pid_list(arg, &env->only);
+	if (env->n_only < 0)
+		return usage_error("invalid PID list '%s'", arg);
+	return 0;
+}
 
 /* Whether PID runs a Go executable: its ELF file read through /proc/PID/exe
  * (the kernel's link to the very file, whatever the app's mounts), as a
@@ -188,41 +203,16 @@ static void print_text_row(FILE *f, const struct ps_row *r, bool wide)
 	fprintf(f, "%s\n", cmd);
 }
 
-/* The command line into ENV. Return -1 to go on, or the exit status (help,
- * usage error); ENV->only is the caller's to free either way. */
+/* The options into ENV (zeroed; ps takes no operand): -1 to go on, else the
+ * exit status. ENV->only is the caller's to free either way. */
 static int parse_args(int argc, char **argv, struct env *env)
 {
-	int c;
+	int r;
 
 	*env = (struct env){ 0 };
-	while ((c = cli__getopt(&cli, argc, argv)) >= 0) {
-		switch (c) {
-		case 'n':
-			env->name = optarg;
-			break;
-		case 'p':
-			free(env->only);
-			env->only = NULL;
-			env->n_only = parse_pid_list(optarg, &env->only);
-			if (env->n_only < 0)
-				return usage_error("invalid PID list '%s'", optarg);
-			break;
-		case 'q':
-			env->quiet = true;
-			break;
-		case 'w':
-			env->wide = true;
-			break;
-		case OPT_JSON:
-			env->json = true;
-			break;
-		case OPT_OTHERS:
-			env->others = true;
-			break;
-		}
-	}
-	if (c != CLI_END)
-		return cli__status(c);
+	r = cli__parse(&cli, argc, argv, parse_opt, env);
+	if (r >= 0)
+		return r;
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	return -1;

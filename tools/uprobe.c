@@ -37,32 +37,60 @@
 enum { OPT_JSON = 256, OPT_MAXSTR, OPT_LATENCY, OPT_BUFKB, OPT_SAVE, OPT_REPLAY, OPT_CHECK,
        OPT_STACKS, OPT_BY, OPT_HIST, OPT_TOP, OPT_MAXKEYS };
 
+/* The command line. */
+struct env {
+	pid_t pid;
+	uint64_t duration;
+	uint64_t count;
+	uint64_t max_str;
+	uint64_t buf_kb;
+	const char *output;
+	const char *save;
+	const char *replay;
+	bool json;
+	bool latency;
+	bool check;
+	bool stacks;
+	const char *by;
+	const char *hist;
+	uint64_t top;
+	uint64_t max_keys;
+	char **probes;
+	int nprobes;
+};
+
 static const struct cli_opt opts[] = {
 	{ 'p', "pid", "PID", "trace this process only (PIDs as the pod shows them)" },
 	{ 'd', "duration", "S", "stop after S seconds (default: until Ctrl-C, or until\nPID exits)" },
 	{ 'c', "count", "N", "stop after N events" },
 	{ 'o', "output", "FILE", "write events to FILE as they come (tail -f works); with\n"
-	  "--stacks, the stacks: .folded, .svg, .pb.gz or .json" },
-	{ OPT_JSON, "json", NULL, "one JSON object a line, with typed values" },
+	  "--stacks, the stacks: .folded, .svg, .pb.gz or .json",
+	  CLI_STORE_ARG(struct env, output) },
+	{ OPT_JSON, "json", NULL, "one JSON object a line, with typed values",
+	  CLI_STORE_TRUE(struct env, json) },
 	{ OPT_STACKS, "stacks", NULL, "count hits per user stack (in BPF): the callers, as a\n"
-	  "top table, or a flame graph, pprof... with -o" },
+	  "top table, or a flame graph, pprof... with -o", CLI_STORE_TRUE(struct env, stacks) },
 	{ OPT_BY, "by", "EXPR", "count hits per value of EXPR (in BPF), e.g. arg2 or\n"
-	  "'str16(arg1)' (strings: the first " STR(UP_BY_BYTES) " bytes)" },
-	{ OPT_HIST, "hist", "EXPR", "log2 histogram of EXPR (a number), e.g. arg3" },
+	  "'str16(arg1)' (strings: the first " STR(UP_BY_BYTES) " bytes)",
+	  CLI_STORE_ARG(struct env, by) },
+	{ OPT_HIST, "hist", "EXPR", "log2 histogram of EXPR (a number), e.g. arg3",
+	  CLI_STORE_ARG(struct env, hist) },
 	{ OPT_TOP, "top", "N", "rows of --by and --stacks tables (default " STR(DEFAULT_TOP) ")" },
 	{ OPT_MAXKEYS, "max-keys", "N", "--by: distinct values counted (default "
 	  STR(DEFAULT_MAX_KEYS) ")" },
 	{ OPT_MAXSTR, "max-str", "N", "cut strings after N characters (default "
 	  STR(DEFAULT_MAX_STR) ", max " STR(UP_MAX_UNITS) ")" },
-	{ OPT_LATENCY, "latency", NULL, "pair entry and return per thread; log2 histograms" },
+	{ OPT_LATENCY, "latency", NULL, "pair entry and return per thread; log2 histograms",
+	  CLI_STORE_TRUE(struct env, latency) },
 	{ OPT_BUFKB, "buffer-kb", "N", "ring buffer size in KiB (power of 2; default 4096)" },
-	{ OPT_SAVE, "save", "FILE", "also save raw events for --replay" },
-	{ OPT_REPLAY, "replay", "FILE", "decode and print saved events (no tracing)" },
+	{ OPT_SAVE, "save", "FILE", "also save raw events for --replay",
+	  CLI_STORE_ARG(struct env, save) },
+	{ OPT_REPLAY, "replay", "FILE", "decode and print saved events (no tracing)",
+	  CLI_STORE_ARG(struct env, replay) },
 	{ OPT_CHECK, "check", NULL, "probe a function of sidescope itself: do uprobes work\n"
-	  "here, with these privileges? ('doctor uprobe' runs it)" },
-	{ 'v', "verbose", NULL, "debug messages and libbpf output" },
-	{ 'h', "help", NULL, "print this help" },
-	{}
+	  "here, with these privileges? ('doctor uprobe' runs it)",
+	  CLI_STORE_TRUE(struct env, check) },
+	CLI_OPTS_END("debug messages and libbpf output")
 };
 
 static const struct cli cli = {
@@ -122,87 +150,57 @@ static const struct cli cli = {
 	.col = 21,
 };
 
-/* The command line. */
-struct env {
-	pid_t pid;
-	uint64_t duration;
-	uint64_t count;
-	uint64_t max_str;
-	uint64_t buf_kb;
-	const char *output;
-	const char *save;
-	const char *replay;
-	bool json;
-	bool latency;
-	bool check;
-	bool stacks;
-	const char *by;
-	const char *hist;
-	uint64_t top;
-	uint64_t max_keys;
-	char **probes;
-	int nprobes;
-};
-
-/* One option into the struct env at CTX (cli_opt_fn): 0 to go on, or the
- * exit status of a usage error. */
-static int parse_opt(void *ctx, int c, const char *arg)
+/* cli_opt_fn: the options with a value to check. */
+static int parse_opt(void *ctx, int key, const char *arg)
 {
 	struct env *env = ctx;
 	long l;
 	uint64_t v;
 
-	switch (c) {
+	switch (key) {
 	case 'p':
-		if (parse_long(optarg, 1, INT_MAX, &l))
-			return usage_error("invalid PID '%s'", optarg);
+		if (parse_long(arg, 1, INT_MAX, &l))
+			return usage_error("invalid PID '%s'", arg);
 		env->pid = (pid_t)l;
 		break;
 	case 'd':
-		if (parse_u64(optarg, 0, 365ULL * 86400, &env->duration))
-			return usage_error("invalid duration '%s' (seconds; 0: until Ctrl-C)", optarg);
+		if (parse_u64(arg, 0, 365ULL * 86400, &env->duration))
+			return usage_error("invalid duration '%s' (seconds; 0: until Ctrl-C)", arg);
 		break;
 	case 'c':
-		if (parse_u64(optarg, 1, UINT64_MAX, &env->count))
-			return usage_error("invalid count '%s'", optarg);
+		if (parse_u64(arg, 1, UINT64_MAX, &env->count))
+			return usage_error("invalid count '%s'", arg);
 		break;
-	case 'o': env->output = optarg; break;
-	case OPT_JSON: env->json = true; break;
 	case OPT_MAXSTR:
-		if (parse_u64(optarg, 1, UP_MAX_UNITS, &env->max_str))
-			return usage_error("invalid --max-str '%s' (1 to %d)", optarg, UP_MAX_UNITS);
+		if (parse_u64(arg, 1, UP_MAX_UNITS, &env->max_str))
+			return usage_error("invalid --max-str '%s' (1 to %d)", arg, UP_MAX_UNITS);
 		break;
-	case OPT_LATENCY: env->latency = true; break;
 	case OPT_BUFKB:
-		if (parse_u64(optarg, 4, 1 << 20, &v) || (v & (v - 1)))
+		if (parse_u64(arg, 4, 1 << 20, &v) || (v & (v - 1)))
 			return usage_error("invalid --buffer-kb '%s' (a power of 2, 4 to 1048576)",
-					   optarg);
+					   arg);
 		env->buf_kb = v;
 		break;
-	case OPT_SAVE: env->save = optarg; break;
-	case OPT_REPLAY: env->replay = optarg; break;
-	case OPT_CHECK: env->check = true; break;
-	case OPT_STACKS: env->stacks = true; break;
-	case OPT_BY: env->by = optarg; break;
-	case OPT_HIST: env->hist = optarg; break;
 	case OPT_TOP:
-		if (parse_u64(optarg, 1, 1000000, &env->top))
-			return usage_error("invalid --top '%s' (1 to 1000000)", optarg);
+		if (parse_u64(arg, 1, 1000000, &env->top))
+			return usage_error("invalid --top '%s' (1 to 1000000)", arg);
 		break;
 	case OPT_MAXKEYS:
-		if (parse_u64(optarg, 1, 1 << 22, &env->max_keys))
-			return usage_error("invalid --max-keys '%s' (1 to %d)", optarg, 1 << 22);
+		if (parse_u64(arg, 1, 1 << 22, &env->max_keys))
+			return usage_error("invalid --max-keys '%s' (1 to %d)", arg, 1 << 22);
 		break;
 	}
 	return 0;
 }
 
-/* The command line into ENV. Return -1 to go on, or the exit status (help,
- * usage error). */
+/* The options and the PROBEs into ENV: -1 to go on, else
+ * the exit status. */
 static int parse_args(int argc, char **argv, struct env *env)
 {
 	int r;
 
+	*env = (struct env){ .output = "-", .max_str = DEFAULT_MAX_STR, .buf_kb = 4096,
+			     .top = DEFAULT_TOP, .max_keys = DEFAULT_MAX_KEYS };
 	r = cli__parse(&cli, argc, argv, parse_opt, env);
 	if (r >= 0)
 		return r;
@@ -237,21 +235,15 @@ static int parse_args(int argc, char **argv, struct env *env)
 /* --replay: the saved events onto the output. */
 static int replay(const struct env *env)
 {
-	struct outfile *of = outfile__open(env->output);
+	struct outfile *of = outfile__open_or_say(env->output);
 
-	if (!of) {
-		p_err("cannot write %s: %s", env->output, outfile__strerror(errno));
+	if (!of)
 		return 1;
-	}
 	if (session__replay(env->replay, outfile__fp(of), env->json)) {
 		outfile__abort(of);
 		return 1;
 	}
-	if (outfile__commit(of)) {
-		p_err("cannot write %s: %s", env->output, outfile__strerror(errno));
-		return 1;
-	}
-	return 0;
+	return outfile__commit_or_say(of) ? 1 : 0;
 }
 
 /* --check probes this function of our own executable. */
@@ -449,11 +441,9 @@ static int trace(const struct env *env)
 		goto cleanup;
 	}
 	/* every output is checked before anything is attached */
-	of = outfile__open(env->output);
-	if (!of) {
-		p_err("cannot write %s: %s", env->output, outfile__strerror(errno));
+	of = outfile__open_or_say(env->output);
+	if (!of)
 		goto cleanup;
-	}
 	/* with --stacks, -o is the stacks' file and lines go to stdout */
 	events = env->stacks && strcmp(env->output, "-") ? outfile__open("-") : NULL;
 	s = open_session(env, specs, quiet, outfile__fp(events ? events : of));
@@ -470,12 +460,8 @@ static int trace(const struct env *env)
 		err = write_stacks(env, s, of);
 	if (err || env->check)
 		goto cleanup;
-	err = outfile__commit(of);
+	err = outfile__commit_or_say(of) ? 1 : 0;
 	of = NULL;
-	if (err) {
-		p_err("cannot write %s: %s", env->output, outfile__strerror(err));
-		err = 1;
-	}
 cleanup:
 	if (events)
 		outfile__commit(events);
@@ -488,8 +474,7 @@ cleanup:
 
 int cmd_uprobe(int argc, char **argv)
 {
-	struct env env = { .output = "-", .max_str = DEFAULT_MAX_STR, .buf_kb = 4096,
-			   .top = DEFAULT_TOP, .max_keys = DEFAULT_MAX_KEYS };
+	struct env env;
 	char check_buf[PATH_MAX + 64];
 	char *check_probes[] = { check_buf };
 	int r;

@@ -3,6 +3,7 @@
  * -v and -h are handled, unknown options are usage errors, and the help
  * lists every described option at its column with continuation lines. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,33 @@ static void parse(const struct cli *c, char **args, char *out, size_t size, int 
 	*last = k;
 	if (k == CLI_END && optind < argc)
 		snprintf(out + used, size - used, " rest=%s", args[optind]);
+}
+
+/* What a table stores itself, and what it gives to the callback. */
+struct stored {
+	const char *out;
+	bool json, wide;
+	int called;
+	int last_key;
+};
+
+static const struct cli_opt store_opts[] = {
+	{ 'o', "output", "FILE", "write here", CLI_STORE_ARG(struct stored, out) },
+	{ OPT_JSON, "json", NULL, "JSON", CLI_STORE_TRUE(struct stored, json) },
+	{ 'w', "wide", NULL, "wide", CLI_STORE_TRUE(struct stored, wide) },
+	{ 'p', "pid", "PID", "a value to check" },
+	CLI_OPTS_END("debug messages")
+};
+
+static const struct cli store_cli = { .text = "s\n\n", .opts = store_opts };
+
+static int store_opt(void *ctx, int key, const char *arg)
+{
+	struct stored *st = ctx;
+
+	st->called++;
+	st->last_key = key;
+	return 0;
 }
 
 /* A cli_opt_fn: counts the options, stops with 7 at -x. */
@@ -127,6 +155,34 @@ int main(void)
 		n = 0;
 		optind = 0;
 		is_int(cli__parse(&cli, 3, c, count_opt, &n), 2, "a bad option: exit status 2");
+	}
+
+	{
+		char *a[] = { "t", "--json", "-o", "x.svg", "op", "-w", "-p", "1", NULL };
+		struct stored st = { 0 };
+
+		optind = 0;
+		is_int(cli__parse(&store_cli, 8, a, store_opt, &st), -1, "stores: all taken");
+		is_str(st.out, "x.svg", "CLI_STORE_ARG: the argument stored");
+		ok(st.json && st.wide, "CLI_STORE_TRUE: the flags set");
+		is_int(st.called, 1, "only the option without a store reaches the callback");
+		is_int(st.last_key, 'p', "... with its key");
+		is_str(a[optind], "op", "the operand follows");
+	}
+	{
+		char *a[] = { "t", "-v", "act", "--json", NULL };
+		char *b[] = { "t", "--json", "act", NULL };
+		char *c[] = { "t", "-o", "x", "act", NULL };
+		struct stored st = { 0 };
+
+		optind = 0;
+		is_int(cli__parse(&cli2, 4, a, NULL, NULL), -1, "no callback: -v is taken");
+		is_int(optind, 2, "... and it stops at the subcommand");
+		optind = 0;
+		is_int(cli__parse(&cli2, 3, b, NULL, NULL), 2, "no callback: any other option is a usage error");
+		optind = 0;
+		is_int(cli__parse(&store_cli, 4, c, NULL, &st), 2, "... a stored one too");
+		ok(!st.out, "... and it is not stored");
 	}
 
 	f = open_memstream(&help, &len);

@@ -421,6 +421,96 @@ static void test_write_only_dir(void)
 	rmdir(at("wx"));
 }
 
+/* outfile_write_fn: CTX's text, or the error it holds. */
+static int write_text(void *ctx, FILE *f)
+{
+	const char *text = ctx;
+
+	if (!strcmp(text, "ENOSPC"))
+		return -ENOSPC;
+	fputs(text, f);
+	return 0;
+}
+
+/* The messages of what follows on stderr: into a file, read back. */
+static int said_fd = -1, stderr_fd = -1;
+
+static void said_begin(void)
+{
+	fflush(stderr);
+	stderr_fd = dup(2);
+	said_fd = open(at("said"), O_RDWR | O_CREAT | O_TRUNC, 0600);
+	dup2(said_fd, 2);
+}
+
+static char *said_end(void)
+{
+	char *said;
+
+	fflush(stderr);
+	dup2(stderr_fd, 2);
+	close(stderr_fd);
+	close(said_fd);
+	said = get(at("said"));
+	if (said && *said && said[strlen(said) - 1] == '\n')
+		said[strlen(said) - 1] = '\0';	/* one line: shown as the test's name */
+	return said;
+}
+
+/* The steps with their failure said: one line each, "cannot write PATH:
+ * why", nothing when all goes well, no file and no temporary left after a
+ * writer's failure. */
+static void test_said(void)
+{
+	char want[PATH_MAX + 128], *said;
+	struct outfile *o;
+	int before, err;
+
+	said_begin();
+	o = outfile__open_or_say(at("nodir/x"));
+	said = said_end();
+	ok(!o, "open_or_say: a missing directory");
+	snprintf(want, sizeof(want), "cannot write %s: its directory does not exist",
+		 at("nodir/x"));
+	ok(said && strstr(said, want), "... said: %s", said ? said : "(nothing)");
+	free(said);
+
+	said_begin();
+	o = outfile__open_or_say(at("said-ok"));
+	err = o ? outfile__finish(o, write_text, "hello\n") : -1;
+	said = said_end();
+	is_int(err, 0, "finish: written and committed");
+	is_str(said ? said : "(unread)", "", "... nothing said");
+	free(said);
+	said = get(at("said-ok"));
+	is_str(said ? said : "", "hello\n", "... the text in place");
+	free(said);
+	unlink(at("said-ok"));
+
+	before = entries();
+	said_begin();
+	o = outfile__open_or_say(at("said-fail"));
+	err = o ? outfile__finish(o, write_text, "ENOSPC") : -1;
+	said = said_end();
+	is_int(err, -ENOSPC, "finish: the writer's error returned");
+	snprintf(want, sizeof(want), "cannot write %s: %s", at("said-fail"), strerror(ENOSPC));
+	ok(said && strstr(said, want), "... and said: %s", said ? said : "(nothing)");
+	free(said);
+	is_int(entries(), before, "... nothing left behind");
+
+	said_begin();
+	o = outfile__open_or_say("/dev/full");
+	if (o)
+		fputs("more than fits\n", outfile__fp(o));
+	err = o ? outfile__commit_or_say(o) : 0;
+	said = said_end();
+	is_int(err, -ENOSPC, "commit_or_say: a full device");
+	snprintf(want, sizeof(want), "cannot write /dev/full: %s", strerror(ENOSPC));
+	ok(said && strstr(said, want), "... said: %s", said ? said : "(nothing)");
+	free(said);
+	unlink(at("said"));
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -443,6 +533,7 @@ int main(void)
 	test_devices();
 	test_errors();
 	test_write_only_dir();
+	test_said();
 	cleanup_dir();
 	rmdir(dir);
 	return done_testing();

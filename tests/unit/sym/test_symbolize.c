@@ -140,8 +140,14 @@ static int build_fake_proc(void)
 	if (write_text(path, out, "w"))
 		return -1;
 	snprintf(path, sizeof(path), "%d/root/tmp/perf-%d.map", FAKE_PID, FAKE_NSPID);
-	return write_text(path, "7e0000000100 100 Jit::Compiled(int)\nbogus line\n"
-			  "7b0000000200 80 [dotnet] Program::Main(string[])\n", "w");
+	if (write_text(path, "7e0000000100 100 Jit::Compiled(int)\nbogus line\n"
+		       "7b0000000200 80 [dotnet] Program::Main(string[])\n", "w"))
+		return -1;
+	/* a name over the symbolizer's 1,024 bytes whose 1,025th byte is
+	 * inside a UTF-8 sequence (e9 is c3 a9) */
+	memset(out, 'N', 1023);
+	snprintf(out + 1023, sizeof(out) - 1023, "\xc3\xa9tail\n");
+	return write_text(path, "7e0000000900 10 ", "a") || write_text(path, out, "a");
 }
 
 /* A PE resolver standing in for tools/lib/dotnet/r2r. */
@@ -212,6 +218,15 @@ static void test_symbolize(void)
 	is_int(f.kind, FRAME_JIT, "memfd JIT code: kind");
 	symbolizer__user(sz, FAKE_PID, MEMFD_BASE + 0x1000, &f);
 	is_str(f.name, "memfd:doublemapper (deleted)+0x1000", "memfd without an entry: offset");
+
+	symbolizer__user(sz, FAKE_PID, JIT_BASE + 0x904, &f);
+	{
+		char want[1024 + 4];
+
+		memset(want, 'N', 1023);
+		strcpy(want + 1023, "...");
+		is_str(f.name, want, "a long name cut before the UTF-8 sequence the bound splits");
+	}
 
 	symbolizer__user(sz, FAKE_PID, JIT_BASE + 0x800, &f);
 	is_str(f.name, "[unknown]", "anonymous memory without a perf-map entry");

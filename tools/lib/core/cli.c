@@ -62,11 +62,34 @@ int cli__getopt(const struct cli *cli, int argc, char **argv)
 	}
 }
 
+/* The row of option KEY (the first, when two long names share it). */
+static const struct cli_opt *row_of(const struct cli *cli, int key)
+{
+	const struct cli_opt *o;
+
+	for (o = cli->opts; o->key; o++)
+		if (o->key == key)
+			return o;
+	return NULL;
+}
+
 int cli__parse(const struct cli *cli, int argc, char **argv, cli_opt_fn fn, void *ctx)
 {
+	const struct cli_opt *o;
 	int c, r;
 
 	while ((c = cli__getopt(cli, argc, argv)) >= 0) {
+		if (!fn)
+			return usage_hint();
+		o = row_of(cli, c);
+		if (o && o->store == CLI_TRUE) {
+			*(bool *)((char *)ctx + o->off) = true;
+			continue;
+		}
+		if (o && o->store == CLI_ARG) {
+			*(const char **)((char *)ctx + o->off) = optarg;
+			continue;
+		}
 		r = fn(ctx, c, optarg);
 		if (r)
 			return r;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* The one hash of the library, for in-memory tables (not for BPF maps:
- * bpf/maps.bpf.h hashes stacks in the kernel). FNV-1a over bytes, finished
+ * bpf/stackstore.bpf.h hashes stacks in the kernel). FNV-1a over bytes, finished
  * with a 64-bit mixer so that the low bits, which pick the slot of a
  * power-of-two table, depend on every input bit. */
 #ifndef SIDESCOPE_HASH_H

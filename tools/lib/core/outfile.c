@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/log.h"
 #include "core/outfile.h"
 
 /* room for ".", the target's name (cut), "." and the random part, within
@@ -397,4 +398,38 @@ void outfile__abort(struct outfile *o)
 		fflush(o->fp);
 	}
 	outfile_free(o);
+}
+
+struct outfile *outfile__open_or_say(const char *path)
+{
+	struct outfile *o = outfile__open(path);
+
+	if (!o)
+		p_err("cannot write %s: %s", path, outfile__strerror(errno));
+	return o;
+}
+
+int outfile__commit_or_say(struct outfile *o)
+{
+	char *path = o->path;
+	int err;
+
+	o->path = NULL;		/* kept for the message: commit frees O */
+	err = outfile__commit(o);
+	if (err)
+		p_err("cannot write %s: %s", path, outfile__strerror(err));
+	free(path);
+	return err;
+}
+
+int outfile__finish(struct outfile *o, outfile_write_fn fn, void *ctx)
+{
+	int err = fn(ctx, o->fp);
+
+	if (err) {
+		p_err("cannot write %s: %s", o->path, strerror(-err));
+		outfile__abort(o);
+		return err;
+	}
+	return outfile__commit_or_say(o);
 }

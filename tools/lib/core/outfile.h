@@ -49,6 +49,21 @@ int outfile__publish(struct outfile *o);
  * NULL. */
 void outfile__abort(struct outfile *o);
 
+/* The steps above with their failure said (p_err) as every command says
+ * it, "cannot write PATH: why" (PATH as opened; why from outfile__strerror,
+ * or from the writer's errno). outfile__open_or_say: NULL with errno set;
+ * outfile__commit_or_say: 0 or a negative errno. */
+struct outfile *outfile__open_or_say(const char *path);
+int outfile__commit_or_say(struct outfile *o);
+
+/* What outfile__finish writes with: the whole output to F. 0 or a
+ * negative errno. */
+typedef int (*outfile_write_fn)(void *ctx, FILE *f);
+
+/* O written by FN(CTX, F) and committed, or discarded when FN fails; O is
+ * freed either way. 0, or a negative errno after saying why as above. */
+int outfile__finish(struct outfile *o, outfile_write_fn fn, void *ctx);
+
 /* What ERR (an errno from outfile__open or outfile__commit, either sign)
  * means for an output path, for "cannot write PATH: %s": the refusals above
  * in words ("is a symbolic link; not following it"), else strerror(). */

@@ -184,6 +184,21 @@ size_t utf8_seq_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+const char *utf8_cut(const char *s, size_t max, char *buf)
+{
+	size_t len = strnlen(s, max + 1);
+
+	if (len <= max)
+		return s;
+	len = max;
+	/* back off while the first byte left out continues a sequence */
+	while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
+		len--;
+	memcpy(buf, s, len);
+	memcpy(buf + len, "...", 4);
+	return buf;
+}
+
 bool kernel_at_least(unsigned int major, unsigned int minor)
 {
 	struct utsname u;

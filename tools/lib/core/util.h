@@ -43,4 +43,11 @@ bool kernel_at_least(unsigned int major, unsigned int minor);
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not one. */
 size_t utf8_seq_len(const unsigned char *s, size_t n);
 
+/* S itself when it is at most MAX bytes long; else, in BUF (room for MAX +
+ * 4 bytes), its first MAX bytes, fewer so as not to end inside a UTF-8
+ * sequence, and "...". For names the application chooses, kept whole up
+ * to a bound. */
+#define UTF8_CUT_ROOM(max) ((max) + 4)
+const char *utf8_cut(const char *s, size_t max, char *buf);
+
 #endif

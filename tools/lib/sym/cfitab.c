@@ -505,6 +505,40 @@ static bool is_breg_expr(const uint8_t *p, uint64_t len, uint64_t *reg, int64_t 
 	return !rd_sleb(&p, end, off) && p == end;
 }
 
+/* The rules of a row both readers share (state_row, ours; frame_row_libdw,
+ * the reference's). The CFA as register REG plus OFF into ROW: false when
+ * a table row cannot say it (not RSP or RBP, or an offset past 32 bits). */
+static bool row_cfa_reg(struct cfi_row *row, uint64_t reg, int64_t off)
+{
+	if ((reg != DW_REG_SP && reg != DW_REG_FP) || off < INT32_MIN || off > INT32_MAX)
+		return false;
+	row->cfa = reg == DW_REG_SP ? CFI_CFA_SP : CFI_CFA_FP;
+	row->cfa_off = (int32_t)off;
+	return true;
+}
+
+/* The PLT's CFA (RSP + OFF, plus 8 when (RIP & 15) >= K) into ROW: false
+ * when OFF does not fit. */
+static bool row_cfa_plt(struct cfi_row *row, int64_t off, int k)
+{
+	if (off < 0 || off > INT32_MAX)
+		return false;
+	row->cfa = CFI_CFA_PLT;
+	row->cfa_off = (int32_t)off;
+	row->fp_off = (int16_t)k;
+	return true;
+}
+
+/* ROW as CFA kind CFA alone: the end of the stack, or a row the table
+ * cannot say. */
+static void row_only(struct cfi_row *row, uint8_t cfa)
+{
+	row->cfa = cfa;
+	row->cfa_off = 0;
+	row->fp_off = 0;
+	row->fp = CFI_FP_SAME;
+}
+
 /* The row state S says, CIE C's: libdw's answers as frame_row_libdw reads
  * them, from the state directly. */
 static void state_row(const struct cie *c, const struct cfi_state *s, struct cfi_row *row)
@@ -518,36 +552,26 @@ static void state_row(const struct cie *c, const struct cfi_state *s, struct cfi
 	if (c->signal || c->ra != DW_REG_RA)
 		return;
 	if (s->cfa == CFA_OFF) {
-		off = (int64_t)s->cfa_off;
-		if ((s->cfa_reg != DW_REG_SP && s->cfa_reg != DW_REG_FP) || off < INT32_MIN ||
-		    off > INT32_MAX)
+		if (!row_cfa_reg(row, s->cfa_reg, (int64_t)s->cfa_off))
 			return;
-		row->cfa = s->cfa_reg == DW_REG_SP ? CFI_CFA_SP : CFI_CFA_FP;
-		row->cfa_off = (int32_t)off;
 	} else if (s->cfa == CFA_EXPR && is_breg_expr(s->expr, s->expr_len, &reg, &off)) {
 		/* an expression that is a register plus an offset */
-		if ((reg != DW_REG_SP && reg != DW_REG_FP) || off < INT32_MIN || off > INT32_MAX)
+		if (!row_cfa_reg(row, reg, off))
 			return;
-		row->cfa = reg == DW_REG_SP ? CFI_CFA_SP : CFI_CFA_FP;
-		row->cfa_off = (int32_t)off;
-	} else if (s->cfa == CFA_EXPR && is_plt_expr(s->expr, s->expr_len, &off, &k) && off >= 0 &&
-		   off <= INT32_MAX) {
-		row->cfa = CFI_CFA_PLT;
-		row->cfa_off = (int32_t)off;
-		row->fp_off = (int16_t)k;
-	} else {
+	} else if (s->cfa != CFA_EXPR || !is_plt_expr(s->expr, s->expr_len, &off, &k) ||
+		   !row_cfa_plt(row, off, k)) {
 		return;
 	}
 	/* the return address: at CFA - 8, or undefined in the outermost frame */
 	if (s->ra == REG_UNDEF) {
-		row->cfa = CFI_CFA_END;
-		goto clean;
+		row_only(row, CFI_CFA_END);
+		return;
 	}
 	if (row->cfa == CFI_CFA_SP && s->ra == REG_IN && s->ra_v == DW_REG_DI) {
 		row->cfa = CFI_CFA_SP_RA_DI;
 	} else if (s->ra != REG_AT || s->ra_v != -8) {
-		row->cfa = CFI_CFA_UNSUPPORTED;
-		goto clean;
+		row_only(row, CFI_CFA_UNSUPPORTED);
+		return;
 	}
 	if (row->cfa == CFI_CFA_PLT)
 		return;
@@ -560,11 +584,6 @@ static void state_row(const struct cie *c, const struct cfi_state *s, struct cfi
 	} else {
 		row->fp = CFI_FP_UNKNOWN;
 	}
-	return;
-clean:
-	row->cfa_off = 0;
-	row->fp_off = 0;
-	row->fp = CFI_FP_SAME;
 }
 
 /* The row of PC from state S (the budget of rows looked up allowing) */
@@ -623,6 +642,241 @@ static enum reg_kind expr_rule(const uint8_t *p, uint64_t len, bool value, int64
 	return REG_OTHER;
 }
 
+/* One run of a CFI program (run_cfi): where it is in the program, and the
+ * states DW_CFA_remember_state saved. */
+struct cfi_run {
+	struct builder *b;
+	const struct cie *c;
+	const struct fde_range *r;	/* NULL: the CIE's initial instructions */
+	struct cfi_state *s;
+	const uint8_t *p, *end;
+	struct cfi_state saved[CFITAB_MAX_STATES];
+	unsigned depth;
+};
+
+/* The N-byte little-endian delta of a DW_CFA_advance_locN into *DELTA:
+ * 0, or -1 when the program ends first. */
+static int rd_delta(struct cfi_run *x, unsigned n, uint64_t *delta)
+{
+	unsigned i;
+
+	if ((size_t)(x->end - x->p) < n)
+		return -1;
+	*delta = 0;
+	for (i = 0; i < n; i++)
+		*delta |= (uint64_t)x->p[i] << (8 * i);
+	x->p += n;
+	return 0;
+}
+
+/* DW_CFA_set_loc's address into *LOC: absptr, or relative to where it is
+ * (the FDE's own encoding). 0, or -1: invalid (as in a CIE). */
+static int set_loc(struct cfi_run *x, uint64_t *loc)
+{
+	const struct cfi_sec *cs = &x->b->sec[x->r ? x->r->sec : 0];
+	uint64_t at = x->c->enc < 0 ? 0 : (uint64_t)x->c->enc, field, u;
+
+	if ((at & 0x70) != 0x00 && (at & 0x70) != 0x10)
+		return -1;
+	field = cs->addr + (uint64_t)(x->p - cs->buf);
+	if (read_encoded(&x->p, x->end, (unsigned)at & 0x0f, &u))
+		return -1;
+	if ((at & 0x70) == 0x10)
+		u += field;
+	if (!x->r)
+		return -1;
+	*loc = u;
+	return 0;
+}
+
+/* Instruction OP if it moves the location, *LOC moved: 1; 0 when OP is
+ * another; -1: invalid CFI. */
+static int move_loc(struct cfi_run *x, uint8_t op, uint64_t *loc)
+{
+	uint64_t delta;
+
+	if ((op & 0xc0) == DW_CFA_advance_loc)
+		delta = op & 0x3f;
+	else if (op & 0xc0)
+		return 0;
+	else if (op == DW_CFA_set_loc)
+		return set_loc(x, loc) ? -1 : 1;
+	else if (op == DW_CFA_advance_loc1 || op == DW_CFA_advance_loc2 ||
+		 op == DW_CFA_advance_loc4) {
+		if (rd_delta(x, op == DW_CFA_advance_loc1 ? 1 : op == DW_CFA_advance_loc2 ? 2 : 4,
+			     &delta))
+			return -1;
+	} else if (op == DW_CFA_MIPS_advance_loc8) {
+		if (rd_delta(x, 8, &delta))
+			return -1;
+	} else {
+		return 0;
+	}
+	*loc += delta * x->c->code_align;
+	return 1;
+}
+
+/* A rule of the CFA (DW_CFA_def_cfa*): a register plus an offset, a change
+ * to one of them (which leaves a CFA given by an expression invalid), or an
+ * expression. 0, or -1: invalid CFI. */
+static int cfa_rule(struct cfi_run *x, uint8_t op)
+{
+	struct cfi_state *s = x->s;
+	bool whole = op == DW_CFA_def_cfa || op == DW_CFA_def_cfa_sf;
+	bool sf = op == DW_CFA_def_cfa_sf || op == DW_CFA_def_cfa_offset_sf;
+	uint64_t reg = s->cfa_reg, off = s->cfa_off, u;
+	int64_t sv;
+
+	if (op == DW_CFA_def_cfa_expression) {
+		if (rd_uleb(&x->p, x->end, &u) || u > (uint64_t)(x->end - x->p))
+			return -1;
+		s->cfa = CFA_EXPR;
+		s->expr = x->p;
+		s->expr_len = u;
+		x->p += u;
+		return 0;
+	}
+	if ((whole || op == DW_CFA_def_cfa_register) && rd_uleb(&x->p, x->end, &reg))
+		return -1;
+	if (op != DW_CFA_def_cfa_register) {
+		if (sf ? rd_sleb(&x->p, x->end, &sv) : rd_uleb(&x->p, x->end, &u))
+			return -1;
+		off = sf ? (uint64_t)sv * (uint64_t)x->c->data_align : u;
+	}
+	if (whole)
+		s->cfa = CFA_OFF;
+	else if (s->cfa != CFA_OFF)
+		s->cfa = CFA_INVALID;
+	s->cfa_reg = reg;
+	s->cfa_off = off;
+	return 0;
+}
+
+/* A rule of a register: DW_CFA_offset and its extended, _sf and negative
+ * forms, val_offset(_sf), undefined, same_value, register, and the
+ * (val_)expressions. 0, or -1: invalid CFI. */
+static int reg_rule(struct cfi_run *x, uint8_t op)
+{
+	uint64_t da = (uint64_t)x->c->data_align, reg, u = 0;
+	enum reg_kind kind;
+	int64_t sv, v;
+
+	if ((op & 0xc0) == DW_CFA_offset) {
+		reg = op & 0x3f;
+		op = DW_CFA_offset_extended;	/* the same, its register in OP */
+	} else if (rd_uleb(&x->p, x->end, &reg)) {
+		return -1;
+	}
+	switch (op) {
+	case DW_CFA_offset_extended_sf:
+	case DW_CFA_val_offset_sf:
+		if (rd_sleb(&x->p, x->end, &sv))
+			return -1;
+		u = (uint64_t)sv;
+		break;
+	case DW_CFA_undefined:
+	case DW_CFA_same_value:
+		break;
+	default:
+		if (rd_uleb(&x->p, x->end, &u))
+			return -1;
+	}
+	switch (op) {
+	case DW_CFA_offset_extended:
+	case DW_CFA_offset_extended_sf:
+		return set_reg(x->s, reg, REG_AT, val61(u * da));
+	case DW_CFA_GNU_negative_offset_extended:
+		return set_reg(x->s, reg, REG_AT, val61((0 - u) * da));
+	case DW_CFA_val_offset:
+	case DW_CFA_val_offset_sf:
+		return set_reg(x->s, reg, REG_OTHER, 0);
+	case DW_CFA_undefined:
+		return set_reg(x->s, reg, REG_UNDEF, 0);
+	case DW_CFA_same_value:
+		return set_reg(x->s, reg, REG_SAME, 0);
+	case DW_CFA_register:
+		return set_reg(x->s, reg, REG_IN, val61(u));
+	default:	/* DW_CFA_expression, DW_CFA_val_expression */
+		if (u > (uint64_t)(x->end - x->p))
+			return -1;
+		kind = expr_rule(x->p, u, op == DW_CFA_val_expression, &v);
+		x->p += u;
+		return set_reg(x->s, reg, kind, v);
+	}
+}
+
+/* DW_CFA_restore(_extended) of REG: the CIE's rule for it; not in the
+ * CIE's own instructions. 0, or -1: invalid CFI. */
+static int restore_reg(struct cfi_run *x, uint64_t reg)
+{
+	if (!x->r || reg >= REG_LIMIT)
+		return -1;
+	if (reg == DW_REG_RA) {
+		x->s->ra = x->c->state.ra;
+		x->s->ra_v = x->c->state.ra_v;
+	} else if (reg == DW_REG_FP) {
+		x->s->fp = x->c->state.fp;
+		x->s->fp_v = x->c->state.fp_v;
+	}
+	return 0;
+}
+
+/* Instruction OP, one that does not move the location, on X's state. 0,
+ * or -1: invalid CFI (an instruction not known included). */
+static int exec_insn(struct cfi_run *x, uint8_t op)
+{
+	uint64_t u;
+
+	if ((op & 0xc0) == DW_CFA_offset)
+		return reg_rule(x, op);
+	if ((op & 0xc0) == DW_CFA_restore)
+		return restore_reg(x, op & 0x3f);
+	switch (op) {
+	case DW_CFA_nop:
+		return 0;
+	case DW_CFA_offset_extended:
+	case DW_CFA_offset_extended_sf:
+	case DW_CFA_GNU_negative_offset_extended:
+	case DW_CFA_val_offset:
+	case DW_CFA_val_offset_sf:
+	case DW_CFA_undefined:
+	case DW_CFA_same_value:
+	case DW_CFA_register:
+	case DW_CFA_expression:
+	case DW_CFA_val_expression:
+		return reg_rule(x, op);
+	case DW_CFA_restore_extended:
+		return rd_uleb(&x->p, x->end, &u) ? -1 : restore_reg(x, u);
+	case DW_CFA_remember_state:
+		if (x->depth == CFITAB_MAX_STATES)
+			return -1;
+		x->saved[x->depth++] = *x->s;
+		return 0;
+	case DW_CFA_restore_state:
+		if (!x->depth)
+			return -1;
+		*x->s = x->saved[--x->depth];
+		return 0;
+	case DW_CFA_def_cfa:
+	case DW_CFA_def_cfa_sf:
+	case DW_CFA_def_cfa_register:
+	case DW_CFA_def_cfa_offset:
+	case DW_CFA_def_cfa_offset_sf:
+	case DW_CFA_def_cfa_expression:
+		return cfa_rule(x, op);
+	case DW_CFA_GNU_args_size:
+		return rd_uleb(&x->p, x->end, &u) ? -1 : 0;
+	case DW_CFA_GNU_window_save:
+		/* SPARC's shorthand, for x86-64 too: registers 16 to 31
+		 * saved at CFA + 8 * (n - 16), the return address at CFA */
+		x->s->ra = REG_AT;
+		x->s->ra_v = 0;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 /* Run the CFI program [P, END) of CIE C over state S, as libdw's
  * execute_cfi does, but once: for an FDE's range R, the row of each
  * location is put when the program first moves past it (the state then is
@@ -633,210 +887,27 @@ static enum reg_kind expr_rule(const uint8_t *p, uint64_t len, bool value, int64
 static int run_cfi(struct builder *b, const struct cie *c, struct cfi_state *s, const uint8_t *p,
 		   const uint8_t *end, const struct fde_range *r)
 {
-	struct cfi_state saved[CFITAB_MAX_STATES];
-	unsigned depth = 0;
+	struct cfi_run x;	/* not zeroed: saved[] is written before it is read */
 	uint64_t loc = r ? r->lo : 0, pc = loc;
-	int err;
+	int err, moved;
 
-	while (p < end) {
-		uint8_t op = *p++;
-		uint64_t reg, u, delta = 0;
-		int64_t sv, v;
+	x.b = b;
+	x.c = c;
+	x.r = r;
+	x.s = s;
+	x.p = p;
+	x.end = end;
+	x.depth = 0;
+	while (x.p < x.end) {
+		uint8_t op = *x.p++;
 
 		if ((err = tick(b)))
 			return err;
-		switch (op & 0xc0) {
-		case DW_CFA_advance_loc:
-			delta = op & 0x3f;
-			goto advance;
-		case DW_CFA_offset:
-			if (rd_uleb(&p, end, &u) ||
-			    set_reg(s, op & 0x3f, REG_AT, val61(u * (uint64_t)c->data_align)))
-				goto invalid;
-			continue;
-		case DW_CFA_restore:
-			reg = op & 0x3f;
-			goto restore;
-		}
-		switch (op) {
-		case DW_CFA_nop:
-			continue;
-		case DW_CFA_set_loc: {
-			uint64_t at = c->enc < 0 ? 0 : (uint64_t)c->enc, field;
-
-			/* absptr, or relative to where it is (the FDE's own encoding) */
-			if ((at & 0x70) != 0x00 && (at & 0x70) != 0x10)
-				goto invalid;
-			field = b->sec[r ? r->sec : 0].addr + (uint64_t)(p - b->sec[r ? r->sec : 0].buf);
-			if (read_encoded(&p, end, (unsigned)at & 0x0f, &u))
-				goto invalid;
-			if ((at & 0x70) == 0x10)
-				u += field;
-			if (!r)
-				goto invalid;
-			loc = u;
-			goto moved;
-		}
-		case DW_CFA_advance_loc1:
-			if (end - p < 1)
-				goto invalid;
-			delta = p[0];
-			p += 1;
-			goto advance;
-		case DW_CFA_advance_loc2:
-			if (end - p < 2)
-				goto invalid;
-			delta = (uint64_t)p[0] | (uint64_t)p[1] << 8;
-			p += 2;
-			goto advance;
-		case DW_CFA_advance_loc4:
-			if (end - p < 4)
-				goto invalid;
-			delta = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
-				(uint64_t)p[3] << 24;
-			p += 4;
-			goto advance;
-		case DW_CFA_MIPS_advance_loc8:
-			if (end - p < 8)
-				goto invalid;
-			memcpy(&delta, p, 8);
-			p += 8;
-			goto advance;
-		case DW_CFA_offset_extended:
-			if (rd_uleb(&p, end, &reg) || rd_uleb(&p, end, &u) ||
-			    set_reg(s, reg, REG_AT, val61(u * (uint64_t)c->data_align)))
-				goto invalid;
-			continue;
-		case DW_CFA_offset_extended_sf:
-			if (rd_uleb(&p, end, &reg) || rd_sleb(&p, end, &sv) ||
-			    set_reg(s, reg, REG_AT, val61((uint64_t)sv * (uint64_t)c->data_align)))
-				goto invalid;
-			continue;
-		case DW_CFA_GNU_negative_offset_extended:
-			if (rd_uleb(&p, end, &reg) || rd_uleb(&p, end, &u) ||
-			    set_reg(s, reg, REG_AT, val61((0 - u) * (uint64_t)c->data_align)))
-				goto invalid;
-			continue;
-		case DW_CFA_val_offset:
-			if (rd_uleb(&p, end, &reg) || rd_uleb(&p, end, &u) ||
-			    set_reg(s, reg, REG_OTHER, 0))
-				goto invalid;
-			continue;
-		case DW_CFA_val_offset_sf:
-			if (rd_uleb(&p, end, &reg) || rd_sleb(&p, end, &sv) ||
-			    set_reg(s, reg, REG_OTHER, 0))
-				goto invalid;
-			continue;
-		case DW_CFA_restore_extended:
-			if (rd_uleb(&p, end, &reg))
-				goto invalid;
-			goto restore;
-		case DW_CFA_undefined:
-			if (rd_uleb(&p, end, &reg) || set_reg(s, reg, REG_UNDEF, 0))
-				goto invalid;
-			continue;
-		case DW_CFA_same_value:
-			if (rd_uleb(&p, end, &reg) || set_reg(s, reg, REG_SAME, 0))
-				goto invalid;
-			continue;
-		case DW_CFA_register:
-			if (rd_uleb(&p, end, &reg) || rd_uleb(&p, end, &u) ||
-			    set_reg(s, reg, REG_IN, val61(u)))
-				goto invalid;
-			continue;
-		case DW_CFA_expression:
-		case DW_CFA_val_expression:
-			if (rd_uleb(&p, end, &reg) || rd_uleb(&p, end, &u) || u > (uint64_t)(end - p))
-				goto invalid;
-			if (set_reg(s, reg, expr_rule(p, u, op == DW_CFA_val_expression, &v), 0))
-				goto invalid;
-			if (reg == DW_REG_RA)
-				s->ra_v = v;
-			else if (reg == DW_REG_FP)
-				s->fp_v = v;
-			p += u;
-			continue;
-		case DW_CFA_remember_state:
-			if (depth == CFITAB_MAX_STATES)
-				goto invalid;
-			saved[depth++] = *s;
-			continue;
-		case DW_CFA_restore_state:
-			if (!depth)
-				goto invalid;
-			*s = saved[--depth];
-			continue;
-		case DW_CFA_def_cfa:
-			if (rd_uleb(&p, end, &reg) || rd_uleb(&p, end, &u))
-				goto invalid;
-			s->cfa = CFA_OFF;
-			s->cfa_reg = reg;
-			s->cfa_off = u;
-			continue;
-		case DW_CFA_def_cfa_sf:
-			if (rd_uleb(&p, end, &reg) || rd_sleb(&p, end, &sv))
-				goto invalid;
-			s->cfa = CFA_OFF;
-			s->cfa_reg = reg;
-			s->cfa_off = (uint64_t)sv * (uint64_t)c->data_align;
-			continue;
-		case DW_CFA_def_cfa_register:
-			if (rd_uleb(&p, end, &reg))
-				goto invalid;
-			if (s->cfa != CFA_OFF)
-				s->cfa = CFA_INVALID;
-			s->cfa_reg = reg;
-			continue;
-		case DW_CFA_def_cfa_offset:
-			if (rd_uleb(&p, end, &u))
-				goto invalid;
-			if (s->cfa != CFA_OFF)
-				s->cfa = CFA_INVALID;
-			s->cfa_off = u;
-			continue;
-		case DW_CFA_def_cfa_offset_sf:
-			if (rd_sleb(&p, end, &sv))
-				goto invalid;
-			if (s->cfa != CFA_OFF)
-				s->cfa = CFA_INVALID;
-			s->cfa_off = (uint64_t)sv * (uint64_t)c->data_align;
-			continue;
-		case DW_CFA_def_cfa_expression:
-			if (rd_uleb(&p, end, &u) || u > (uint64_t)(end - p))
-				goto invalid;
-			s->cfa = CFA_EXPR;
-			s->expr = p;
-			s->expr_len = u;
-			p += u;
-			continue;
-		case DW_CFA_GNU_args_size:
-			if (rd_uleb(&p, end, &u))
-				goto invalid;
-			continue;
-		case DW_CFA_GNU_window_save:
-			/* SPARC's shorthand, for x86-64 too: registers 16 to 31
-			 * saved at CFA + 8 * (n - 16), the return address at CFA */
-			s->ra = REG_AT;
-			s->ra_v = 0;
-			continue;
-		default:
+		moved = move_loc(&x, op, &loc);
+		if (moved < 0 || (!moved && exec_insn(&x, op)))
 			goto invalid;
-		}
-restore:
-		/* the CIE's rule for it; not in the CIE's own instructions */
-		if (!r || reg >= REG_LIMIT)
-			goto invalid;
-		if (reg == DW_REG_RA) {
-			s->ra = c->state.ra;
-			s->ra_v = c->state.ra_v;
-		} else if (reg == DW_REG_FP) {
-			s->fp = c->state.fp;
-			s->fp_v = c->state.fp_v;
-		}
-		continue;
-advance:
-		loc += delta * c->code_align;
-moved:
+		if (!moved)
+			continue;
 		if (!r)
 			goto invalid;	/* a row in a CIE */
 		if (loc > pc) {
@@ -940,30 +1011,24 @@ static void frame_row_libdw(Dwarf_Frame *f, int ra, bool signal, struct cfi_row 
 							  : (uint64_t)(ops[0].atom - DW_OP_breg0);
 
 		off = (int64_t)(ops[0].atom == DW_OP_bregx ? ops[0].number2 : ops[0].number);
-		if ((reg != DW_REG_SP && reg != DW_REG_FP) || off < INT32_MIN || off > INT32_MAX)
+		if (!row_cfa_reg(row, reg, off))
 			return;
-		row->cfa = reg == DW_REG_SP ? CFI_CFA_SP : CFI_CFA_FP;
-		row->cfa_off = (int32_t)off;
-	} else if (is_plt_cfa(ops, n, &off, &k) && off >= 0 && off <= INT32_MAX) {
-		row->cfa = CFI_CFA_PLT;
-		row->cfa_off = (int32_t)off;
-		row->fp_off = (int16_t)k;
-	} else {
+	} else if (!is_plt_cfa(ops, n, &off, &k) || !row_cfa_plt(row, off, k)) {
 		return;
 	}
 	if (dwarf_frame_register(f, DW_REG_RA, mem, &ops, &n)) {
-		row->cfa = CFI_CFA_UNSUPPORTED;
-		goto clean;
+		row_only(row, CFI_CFA_UNSUPPORTED);
+		return;
 	}
 	if (n == 0) {
-		row->cfa = ops ? CFI_CFA_END : CFI_CFA_UNSUPPORTED;
-		goto clean;
+		row_only(row, ops ? CFI_CFA_END : CFI_CFA_UNSUPPORTED);
+		return;
 	}
 	if (row->cfa == CFI_CFA_SP && is_reg(ops, n, DW_REG_DI)) {
 		row->cfa = CFI_CFA_SP_RA_DI;
 	} else if (!is_cfa_plus(ops, n, &off) || off != -8) {
-		row->cfa = CFI_CFA_UNSUPPORTED;
-		goto clean;
+		row_only(row, CFI_CFA_UNSUPPORTED);
+		return;
 	}
 	if (row->cfa == CFI_CFA_PLT)
 		return;
@@ -977,11 +1042,6 @@ static void frame_row_libdw(Dwarf_Frame *f, int ra, bool signal, struct cfi_row 
 	} else {
 		row->fp = CFI_FP_UNKNOWN;
 	}
-	return;
-clean:
-	row->cfa_off = 0;
-	row->fp_off = 0;
-	row->fp = CFI_FP_SAME;
 }
 
 /* The rows of R, one dwarf_cfi_addrframe each (which runs the FDE's

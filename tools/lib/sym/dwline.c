@@ -138,23 +138,35 @@ struct dw_scan {
 	size_t alt_id_len;
 };
 
+/* The index of ELF's (FSIZE bytes) section names' table into *SHSTRNDX,
+ * checked before elf_strptr reads it whole: inside the file, with bytes,
+ * under DW_FILE_MAX. 0, or -ENOEXEC. */
+static int section_names(Elf *elf, uint64_t fsize, size_t *shstrndx)
+{
+	Elf_Scn *strs;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, shstrndx))
+		return -ENOEXEC;
+	strs = elf_getscn(elf, *shstrndx);
+	if (!strs || !gelf_getshdr(strs, &sh) || sh.sh_type == SHT_NOBITS ||
+	    sh.sh_size > DW_FILE_MAX || sh.sh_offset > fsize || sh.sh_size > fsize - sh.sh_offset)
+		return -ENOEXEC;
+	return 0;
+}
+
 /* Check the debug sections of ELF (FSIZE bytes) before libdw reads them:
  * sizes inside the file and the caps, compressed sections by the size
  * their header claims, read from the very copy libelf decompresses. With
  * DEEP false, only whether there are line tables (nothing is read). */
 static int scan_sections(Elf *elf, uint64_t fsize, bool deep, struct dw_scan *sc)
 {
-	Elf_Scn *scn = NULL, *strs;
+	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 	GElf_Shdr sh;
 
 	memset(sc, 0, sizeof(*sc));
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return -ENOEXEC;
-	/* elf_strptr reads the section names' table whole: check it first */
-	strs = elf_getscn(elf, shstrndx);
-	if (!strs || !gelf_getshdr(strs, &sh) || sh.sh_type == SHT_NOBITS ||
-	    sh.sh_size > DW_FILE_MAX || sh.sh_offset > fsize || sh.sh_size > fsize - sh.sh_offset)
+	if (section_names(elf, fsize, &shstrndx))
 		return -ENOEXEC;
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *name;
@@ -233,18 +245,14 @@ struct dw_found {
  * into F: 0, or -ENOEXEC when that section is malformed. */
 static int read_altlink(Elf *elf, uint64_t fsize, struct dw_found *f)
 {
-	Elf_Scn *scn = NULL, *strs;
+	Elf_Scn *scn = NULL;
 	size_t shstrndx, i, len;
 	const char *b, *nul;
 	GElf_Shdr sh;
 	Elf_Data *data;
 
 	f->altname[0] = f->alt_id[0] = '\0';
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return -ENOEXEC;
-	strs = elf_getscn(elf, shstrndx);
-	if (!strs || !gelf_getshdr(strs, &sh) || sh.sh_type == SHT_NOBITS ||
-	    sh.sh_size > DW_FILE_MAX || sh.sh_offset > fsize || sh.sh_size > fsize - sh.sh_offset)
+	if (section_names(elf, fsize, &shstrndx))
 		return -ENOEXEC;
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *name;
@@ -736,22 +744,9 @@ static bool lines_fit(struct dwline *d, struct dw_unit *u)
 /* Intern S, cut to DW_NAME_MAX bytes at a character boundary. */
 static const char *keep(struct dwline *d, const char *s)
 {
-	size_t len;
+	char cut[UTF8_CUT_ROOM(DW_NAME_MAX)];
 
-	if (!s)
-		s = "";
-	len = strnlen(s, DW_NAME_MAX + 1);
-	if (len > DW_NAME_MAX) {
-		char cut[DW_NAME_MAX + 4];
-
-		len = DW_NAME_MAX;
-		while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
-			len--;
-		memcpy(cut, s, len);
-		memcpy(cut + len, "...", 4);
-		return d->intern(d->ictx, cut);
-	}
-	return d->intern(d->ictx, s);
+	return d->intern(d->ictx, utf8_cut(s ? s : "", DW_NAME_MAX, cut));
 }
 
 /* The name of an inlined function: its demangled linkage name, else its

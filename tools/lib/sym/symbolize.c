@@ -607,21 +607,9 @@ static const char *base_name(const char *path)
 
 static int set_name(struct symbolizer *sz, struct sym_frame *out, const char *name)
 {
-	size_t len = strnlen(name, NAME_MAX_LEN + 1);
+	char cut[UTF8_CUT_ROOM(NAME_MAX_LEN)];
 
-	if (len > NAME_MAX_LEN) {
-		char cut[NAME_MAX_LEN + 4];
-
-		len = NAME_MAX_LEN;
-		/* not inside a UTF-8 sequence */
-		while (len > 0 && ((unsigned char)name[len] & 0xc0) == 0x80)
-			len--;
-		memcpy(cut, name, len);
-		memcpy(cut + len, "...", 4);
-		out->name = symbolizer__intern(sz, cut);
-	} else {
-		out->name = symbolizer__intern(sz, name);
-	}
+	out->name = symbolizer__intern(sz, utf8_cut(name, NAME_MAX_LEN, cut));
 	return out->name ? 0 : -ENOMEM;
 }
 

@@ -514,18 +514,12 @@ static bool is_pe_path(const char *path)
 			 strcasecmp(path + n - 4, ".exe") == 0);
 }
 
-/* F found again (mapped once more): waiting or read again if its table
- * was freed, FD (closed here) its new descriptor. */
-static struct sym_file *reuse(struct symfiles *fs, struct sym_file *f, int fd,
-			      const struct symfile_owner *owner, const char *rel, bool now)
+/* F's symbols read now (NOW asked, or SYMFILE_WAIT_MAX files already
+ * wait), or F left waiting with FD, its descriptor, and REL until a frame
+ * first falls in it (symfiles__read). FD passes to F either way. */
+static struct sym_file *read_or_wait(struct symfiles *fs, struct sym_file *f, int fd,
+				     const struct symfile_owner *owner, const char *rel, bool now)
 {
-	f->refs++;
-	f->used = fs->sweeps;
-	if (!f->evicted || is_pe_path(f->path)) {
-		close(fd);
-		return f;
-	}
-	f->evicted = false;
 	if (!now && fs->st.waiting < SYMFILE_WAIT_MAX && (f->rel = strdup(rel))) {
 		f->fd = fd;
 		f->owner = *owner;
@@ -536,6 +530,21 @@ static struct sym_file *reuse(struct symfiles *fs, struct sym_file *f, int fd,
 	}
 	read_now(fs, f, fd, owner, rel, NULL, NULL);
 	return f;
+}
+
+/* F found again (mapped once more): waiting or read again if its table
+ * was freed, FD (closed here, or kept) its new descriptor. */
+static struct sym_file *reuse(struct symfiles *fs, struct sym_file *f, int fd,
+			      const struct symfile_owner *owner, const char *rel, bool now)
+{
+	f->refs++;
+	f->used = fs->sweeps;
+	if (!f->evicted || is_pe_path(f->path)) {
+		close(fd);
+		return f;
+	}
+	f->evicted = false;
+	return read_or_wait(fs, f, fd, owner, rel, now);
 }
 
 struct sym_file *symfiles__open(struct symfiles *fs, const struct symfile_owner *owner,
@@ -595,16 +604,7 @@ struct sym_file *symfiles__open(struct symfiles *fs, const struct symfile_owner 
 		close(fd);
 		return f;
 	}
-	if (!now && fs->st.waiting < SYMFILE_WAIT_MAX && (f->rel = strdup(clean))) {
-		f->fd = fd;
-		f->owner = *owner;
-		f->owner.room = NULL;	/* its process may be freed first */
-		f->owner.ctx = NULL;
-		fs->st.waiting++;
-		return f;
-	}
-	read_now(fs, f, fd, owner, clean, NULL, NULL);
-	return f;
+	return read_or_wait(fs, f, fd, owner, clean, now);
 }
 
 void symfiles__get(struct sym_file *f)

@@ -623,11 +623,84 @@ static bool add_lit(struct parser *ps, const char *at, const char *s, size_t n)
 	return true;
 }
 
+/* The character the escape at ps->p (a backslash) of the format stands
+ * for into *OUT, ps->p past it: true, or false after saying it is none. */
+static bool format_escape(struct parser *ps, char *out)
+{
+	const char *at = ps->p;
+	char e = ps->p[1];
+
+	ps->p += 2;
+	switch (e) {
+	case 'n': *out = '\n'; return true;
+	case 't': *out = '\t'; return true;
+	case '\\': *out = '\\'; return true;
+	case '"': *out = '"'; return true;
+	}
+	fail_at(ps, at, "unknown escape in the format (use \\n \\t \\\\ \\\")");
+	return false;
+}
+
+/* The conversion at ps->p (a '%' not doubled),
+ * %[-0 +#]*[width][hh|h|l|ll|z]conv, as a piece after the literal text
+ * before it (N bytes at LIT, from LAT in the spec), ps->p past it. */
+static bool format_conv(struct parser *ps, const char *lat, const char *lit, size_t n,
+			int *nconv)
+{
+	struct probe_spec *spec = ps->ps;
+	const char *at = ps->p, *q = at + 1, *flags = q;
+	struct ps_piece *pc;
+	char lmod = 0;
+	int width = 0;
+	size_t fl;
+
+	while (*q && strchr("-0 +#", *q))
+		q++;
+	fl = (size_t)(q - flags);
+	while (isdigit((unsigned char)*q) && width < 1000)
+		width = width * 10 + (*q++ - '0');
+	if (isdigit((unsigned char)*q)) {
+		fail_at(ps, at, "field width too large");
+		return false;
+	}
+	if (q[0] == 'h' && q[1] == 'h')
+		lmod = 'H', q += 2;
+	else if (q[0] == 'l' && q[1] == 'l')
+		lmod = 'l', q += 2;
+	else if (*q == 'h' || *q == 'l' || *q == 'z')
+		lmod = *q++;
+	if (!*q || !strchr("diuxXopcs", *q)) {
+		fail_at(ps, at, "unknown conversion (use %%d %%u %%x %%lx %%p %%c %%s %%%%)");
+		return false;
+	}
+	if (!add_lit(ps, lat, lit, n))
+		return false;
+	if (spec->npieces >= PS_MAX_PIECES) {
+		fail_at(ps, at, "format too long");
+		return false;
+	}
+	pc = &spec->pieces[spec->npieces++];
+	pc->conv = *q;
+	pc->lmod = lmod;
+	pc->arg = (*nconv)++;
+	pc->width = memchr(flags, '-', fl) ? -width : width;
+	if (*q != 's' && *q != 'c') {
+		/* the formatter casts as the length asks, then prints 64 bits */
+		char w[16] = "";
+
+		if (width)
+			snprintf(w, sizeof(w), "%d", width);
+		snprintf(pc->cfmt, sizeof(pc->cfmt), "%s%%%.*s%sll%c",
+			 *q == 'p' ? "0x" : "", (int)fl, flags, w, *q == 'p' ? 'x' : *q);
+	}
+	ps->p = q + 1;
+	return true;
+}
+
 /* FORMAT: between double quotes, with \n \t \\ \" escapes and printf-like
  * conversions. */
 static bool parse_format(struct parser *ps, int *nconv)
 {
-	struct probe_spec *spec = ps->ps;
 	char lit[1024];
 	size_t n = 0;
 	const char *lat, *qstart = ps->p;
@@ -636,7 +709,6 @@ static bool parse_format(struct parser *ps, int *nconv)
 	ps->p++;	/* the opening quote */
 	lat = ps->p;
 	for (;;) {
-		const char *at = ps->p;
 		char c = *ps->p;
 
 		if (c == '\0') {
@@ -644,7 +716,7 @@ static bool parse_format(struct parser *ps, int *nconv)
 			return false;
 		}
 		if (n >= sizeof(lit) - 1) {
-			fail_at(ps, at, "format too long");
+			fail_at(ps, ps->p, "format too long");
 			return false;
 		}
 		if (c == '"') {
@@ -652,80 +724,18 @@ static bool parse_format(struct parser *ps, int *nconv)
 			return add_lit(ps, lat, lit, n);
 		}
 		if (c == '\\') {
-			char e = ps->p[1];
-
-			ps->p += 2;
-			switch (e) {
-			case 'n': lit[n++] = '\n'; break;
-			case 't': lit[n++] = '\t'; break;
-			case '\\': lit[n++] = '\\'; break;
-			case '"': lit[n++] = '"'; break;
-			default:
-				fail_at(ps, at, "unknown escape in the format (use \\n \\t \\\\ \\\")");
+			if (!format_escape(ps, &lit[n++]))
 				return false;
-			}
-			continue;
-		}
-		if (c != '%') {
+		} else if (c != '%') {
 			lit[n++] = c;
 			ps->p++;
-			continue;
-		}
-		if (ps->p[1] == '%') {
+		} else if (ps->p[1] == '%') {
 			lit[n++] = '%';
 			ps->p += 2;
-			continue;
-		}
-		/* a conversion: %[-0 +#]*[width][hh|h|l|ll|z]conv */
-		{
-			const char *q = ps->p + 1, *flags = q;
-			struct ps_piece *pc;
-			char lmod = 0;
-			int width = 0;
-			size_t fl;
-
-			while (*q && strchr("-0 +#", *q))
-				q++;
-			fl = (size_t)(q - flags);
-			while (isdigit((unsigned char)*q) && width < 1000)
-				width = width * 10 + (*q++ - '0');
-			if (isdigit((unsigned char)*q)) {
-				fail_at(ps, at, "field width too large");
-				return false;
-			}
-			if (q[0] == 'h' && q[1] == 'h')
-				lmod = 'H', q += 2;
-			else if (q[0] == 'l' && q[1] == 'l')
-				lmod = 'l', q += 2;
-			else if (*q == 'h' || *q == 'l' || *q == 'z')
-				lmod = *q++;
-			if (!*q || !strchr("diuxXopcs", *q)) {
-				fail_at(ps, at, "unknown conversion (use %%d %%u %%x %%lx %%p %%c %%s %%%%)");
-				return false;
-			}
-			if (!add_lit(ps, lat, lit, n))
+		} else {
+			if (!format_conv(ps, lat, lit, n, nconv))
 				return false;
 			n = 0;
-			if (spec->npieces >= PS_MAX_PIECES) {
-				fail_at(ps, at, "format too long");
-				return false;
-			}
-			pc = &spec->pieces[spec->npieces++];
-			pc->conv = *q;
-			pc->lmod = lmod;
-			pc->arg = (*nconv)++;
-			pc->width = memchr(flags, '-', fl) ? -width : width;
-			if (*q != 's' && *q != 'c') {
-				/* the formatter casts as the length asks, then prints 64 bits */
-				char w[16] = "";
-
-				if (width)
-					snprintf(w, sizeof(w), "%d", width);
-				snprintf(pc->cfmt, sizeof(pc->cfmt), "%s%%%.*s%sll%c",
-					 *q == 'p' ? "0x" : "", (int)fl, flags, w,
-					 *q == 'p' ? 'x' : *q);
-			}
-			ps->p = q + 1;
 			lat = ps->p;
 		}
 	}

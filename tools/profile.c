@@ -51,23 +51,27 @@ static const struct cli_opt opts[] = {
 			      "the process it names at the start: once that exits,\n"
 			      "another process given the same PID is not sampled" },
 	{ 'n', "name", "NAME", "profile the processes named NAME (comm, executable or\n"
-			       "first argument; '.dll' optional)" },
-	{ OPT_CGROUP, "cgroup", "PATH", "profile one cgroup (v2), e.g. a container" },
-	{ 'a', "all", NULL, "profile everything this PID namespace shows" },
+			       "first argument; '.dll' optional)", CLI_STORE_ARG(struct env, o.name) },
+	{ OPT_CGROUP, "cgroup", "PATH", "profile one cgroup (v2), e.g. a container",
+	  CLI_STORE_ARG(struct env, o.cgroup) },
+	{ 'a', "all", NULL, "profile everything this PID namespace shows",
+	  CLI_STORE_TRUE(struct env, o.all) },
 	{ 'F', "frequency", "HZ", "samples per second per CPU (default 99)" },
 	{ OPT_OFFCPU, "off-cpu", NULL, "profile time off the CPU instead: where threads\n"
 				       "block (locks, I/O, sleeps) or wait for a CPU, by\n"
 				       "stack, from every context switch" },
 	{ OPT_WALL, "wall", NULL, "wall-clock profile: on-CPU samples weighted by their\n"
 				  "period plus the time off the CPU ([off-CPU] leaves);\n"
-				  "a thread's total is its wall-clock time" },
+				  "a thread's total is its wall-clock time",
+	  CLI_STORE_TRUE(struct env, wall_given) },
 	{ OPT_STATE, "state", "STATE", "--off-cpu: count time in interruptible sleep (S),\n"
 				       "uninterruptible sleep (D), both, or all (default:\n"
 				       "also time runnable but waiting for a CPU)" },
 	{ OPT_MIN_BLOCK, "min-block", "US", "--off-cpu: leave out periods shorter than US\n"
 					    "microseconds (default 1)" },
 	{ OPT_WAKERS, "wakers", NULL, "--off-cpu: also the stack of the task that woke each\n"
-				      "thread, above \"--\" (as bcc's offwaketime)" },
+				      "thread, above \"--\" (as bcc's offwaketime)",
+	  CLI_STORE_TRUE(struct env, o.wakers) },
 	{ OPT_SWITCH_RATE, "switch-rate", "N", "--off-cpu/--wall: in a storm of context switches\n"
 					       "note about N a second (default 5000), 1 in K\n"
 					       "at random, each counted K times; 0: every one" },
@@ -79,7 +83,8 @@ static const struct cli_opt opts[] = {
 				 ".json, .svg (flame graph); may be repeated" },
 	{ OPT_FORMAT, "format", "FMT", "folded, pprof, svg, top or json (overrides extension)" },
 	{ OPT_JSON, "json", NULL, "without -o: the profile as JSON on stdout (as -o -\n"
-				  "--format json); messages as JSON lines on stderr" },
+				  "--format json); messages as JSON lines on stderr",
+	  CLI_STORE_TRUE(struct env, json) },
 	{ OPT_UNWIND, "unwind", "MODE", "user stacks: fp (frame pointers), tables (the\n"
 					"objects' .eh_frame unwind tables, in BPF; frame\n"
 					"pointers where there is none, as in JIT code) or\n"
@@ -91,8 +96,10 @@ static const struct cli_opt opts[] = {
 						 "a directory of the sidecar's own, mode 0700\n"
 						 "(default " CFICACHE_DIR ", at most 64M);\n"
 						 "none: build them every time" },
-	{ OPT_USER, "user-only", NULL, "user-space stacks only" },
-	{ OPT_KERNEL, "kernel-only", NULL, "kernel stacks only" },
+	{ OPT_USER, "user-only", NULL, "user-space stacks only",
+	  CLI_STORE_TRUE(struct env, o.user_only) },
+	{ OPT_KERNEL, "kernel-only", NULL, "kernel stacks only",
+	  CLI_STORE_TRUE(struct env, o.kernel_only) },
 	{ OPT_MAX_STACKS, "max-stacks", "N", "distinct stacks held in the kernel between two drains\n"
 					     "(default 8192, about 1 KB of kernel memory each)" },
 	{ OPT_MAX_PERF_MAP, "max-perf-map", "SIZE", "read at most SIZE of each perf map, its newest\n"
@@ -100,9 +107,7 @@ static const struct cli_opt opts[] = {
 	{ OPT_SPLIT, "split", "pid|tid", "folded stacks and flame graphs: one line per process\n"
 					 "(NAME-PID) or thread (NAME-PID/TID) instead of one\n"
 					 "per stack" },
-	{ 'v', "verbose", NULL, "debug messages, libbpf's included" },
-	{ 'h', "help", NULL, "print this help" },
-	{}
+	CLI_OPTS_END("debug messages, libbpf's included")
 };
 
 static const struct cli cli = {
@@ -159,9 +164,6 @@ static int parse_mode_opt(struct env *env, int opt, const char *arg)
 	case OPT_OFFCPU:
 		env->o.mode = PROF_MODE_OFFCPU;
 		return 0;
-	case OPT_WALL:
-		env->wall_given = true;
-		return 0;
 	case OPT_STATE:
 		env->o.states_given = true;
 		if (!strcmp(arg, "interruptible") || !strcmp(arg, "S"))
@@ -185,9 +187,6 @@ static int parse_mode_opt(struct env *env, int opt, const char *arg)
 		if (parse_u64(arg, 0, 100000000, &env->o.switch_rate))
 			return usage_error("invalid --switch-rate '%s' (switches a second, 0: all)",
 					   arg);
-		return 0;
-	case OPT_WAKERS:
-		env->o.wakers = true;
 		return 0;
 	case OPT_MAX_THREADS:
 		if (parse_u64(arg, 16, 1u << 20, &env->o.max_threads))
@@ -215,15 +214,6 @@ static int parse_opt(void *ctx, int opt, const char *arg)
 		env->o.npids = parse_pid_list(arg, &env->o.pids);
 		if (env->o.npids <= 0)
 			return usage_error("invalid PID list '%s'", arg);
-		return 0;
-	case 'n':
-		env->o.name = arg;
-		return 0;
-	case OPT_CGROUP:
-		env->o.cgroup = arg;
-		return 0;
-	case 'a':
-		env->o.all = true;
 		return 0;
 	case 'F':
 		if (parse_u64(arg, 1, 10000, &env->o.hz))
@@ -260,12 +250,6 @@ static int parse_opt(void *ctx, int opt, const char *arg)
 			return usage_error("unknown format '%s' (%s)", arg,
 					   prof__writer_list(list, sizeof(list), false));
 		return 0;
-	case OPT_USER:
-		env->o.user_only = true;
-		return 0;
-	case OPT_KERNEL:
-		env->o.kernel_only = true;
-		return 0;
 	case OPT_MAX_STACKS:
 		if (parse_u64(arg, 64, 1u << 20, &env->o.max_stacks))
 			return usage_error("invalid --max-stacks '%s' (64-1048576)", arg);
@@ -280,9 +264,6 @@ static int parse_opt(void *ctx, int opt, const char *arg)
 		if (strcmp(arg, "pid") && strcmp(arg, "tid"))
 			return usage_error("invalid --split '%s' (pid or tid)", arg);
 		env->o.split = arg[0] == 'p' ? PROF_SPLIT_PID : PROF_SPLIT_TID;
-		return 0;
-	case OPT_JSON:
-		env->json = true;
 		return 0;
 	}
 	return usage_hint();
@@ -343,6 +324,11 @@ static int parse_args(int argc, char **argv, struct env *env)
 {
 	int r;
 
+	*env = (struct env){
+		.o = { .hz = 99, .secs = 30, .max_stacks = 8192, .min_block_us = 1,
+		       .max_threads = 16384, .switch_rate = 5000, .table_cache = CFICACHE_DIR,
+		       .states = PROF_STATE_RUNNABLE | PROF_STATE_SLEEP | PROF_STATE_DISK },
+	};
 	r = cli__parse(&cli, argc, argv, parse_opt, env);
 	if (r >= 0)
 		return r;
@@ -370,9 +356,8 @@ static int open_outputs(struct output *outs, int n)
 	int i, bad = 0;
 
 	for (i = 0; i < n; i++) {
-		outs[i].of = outfile__open(outs[i].path);
+		outs[i].of = outfile__open_or_say(outs[i].path);
 		if (!outs[i].of) {
-			p_err("cannot write %s: %s", outs[i].path, outfile__strerror(errno));
 			bad = 1;
 			continue;
 		}
@@ -390,34 +375,32 @@ static int open_outputs(struct output *outs, int n)
 	return bad;
 }
 
-/* Write and commit one output opened by open_outputs, of the profile P
- * titled TITLE. */
-static int write_output(struct prof *p, const char *title, struct output *o)
-{
-	struct prof_write_opts wo = { .title = title, .top_rows = 25 };
-	struct outfile *of = o->of;
-	int err;
+/* One output's writer and what it writes (outfile__finish's context) */
+struct write_ctx {
+	const struct prof_writer *w;
+	struct prof *p;
+	const struct prof_write_opts *wo;
+};
 
-	o->of = NULL;
-	err = o->w->write(p, outfile__fp(of), &wo);
-	if (err) {
-		outfile__abort(of);
-		p_err("cannot write %s: %s", o->path, strerror(-err));
-		return err;
-	}
-	err = outfile__commit(of);
-	if (err)
-		p_err("cannot write %s: %s", o->path, outfile__strerror(err));
-	return err;
+static int write_one(void *ctx, FILE *f)
+{
+	struct write_ctx *c = ctx;
+
+	return c->w->write(c->p, f, c->wo);
 }
 
 /* Every output of PR's profile: 0, or 1 when one was not written. */
 static int write_outputs(struct env *env, const struct profiler *pr)
 {
+	struct prof_write_opts wo = { .title = profiler__title(pr), .top_rows = 25 };
 	int i, failed = 0;
 
 	for (i = 0; i < env->nouts; i++) {
-		if (write_output(profiler__prof(pr), profiler__title(pr), &env->outs[i])) {
+		struct write_ctx c = { env->outs[i].w, profiler__prof(pr), &wo };
+		struct outfile *of = env->outs[i].of;
+
+		env->outs[i].of = NULL;
+		if (outfile__finish(of, write_one, &c)) {
 			failed++;
 			continue;
 		}
@@ -431,11 +414,7 @@ static int write_outputs(struct env *env, const struct profiler *pr)
 
 int cmd_profile(int argc, char **argv)
 {
-	struct env env = {
-		.o = { .hz = 99, .secs = 30, .max_stacks = 8192, .min_block_us = 1,
-		       .max_threads = 16384, .switch_rate = 5000, .table_cache = CFICACHE_DIR,
-		       .states = PROF_STATE_RUNNABLE | PROF_STATE_SLEEP | PROF_STATE_DISK },
-	};
+	struct env env;
 	struct profiler *pr = NULL;
 	int ret, i;
 

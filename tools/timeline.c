@@ -45,20 +45,20 @@ static const struct cli_opt opts[] = {
 				 "its hits are instants with their arguments;\n"
 				 "may be repeated" },
 	{ OPT_LTTNG, "lttng", NULL, "also the process's LTTng user-space events\n"
-				    "(starts lttng-sessiond when none runs)" },
+				    "(starts lttng-sessiond when none runs)",
+	  CLI_STORE_TRUE(struct env, lttng) },
 	{ OPT_LTTNG_EVENT, "lttng-event", "NAME", "only these LTTng events (patterns, as 'lttng\n"
 						  "enable-event' takes them; implies --lttng);\n"
 						  "may be repeated" },
 	{ OPT_REGISTER_WAIT, "register-wait", "MS", "--lttng: how long the app may take to\n"
 						    "register with lttng-sessiond (default 5000)" },
-	{ 'o', "output", "FILE", "the Chrome trace event JSON file (required)" },
+	{ 'o', "output", "FILE", "the Chrome trace event JSON file (required)",
+	  CLI_STORE_ARG(struct env, output) },
 	{ OPT_MAX_STACKS, "max-stacks", "N", "distinct stacks kept in the kernel (default\n"
 					     "16384, about 1 KB each)" },
 	{ OPT_BUFFER_KB, "buffer-kb", "KB", "ring buffer of the samples in KiB (a power\n"
 					    "of 2, default 1024)" },
-	{ 'v', "verbose", NULL, "debug messages, libbpf's included" },
-	{ 'h', "help", NULL, "print this help" },
-	{}
+	CLI_OPTS_END("debug messages, libbpf's included")
 };
 
 static const struct cli cli = {
@@ -118,9 +118,6 @@ static int parse_opt(void *ctx, int opt, const char *arg)
 			return usage_error("at most %d probes", UP_MAX_PROBES);
 		env->probes[env->nprobes++] = (char *)arg;
 		return 0;
-	case OPT_LTTNG:
-		env->lttng = true;
-		return 0;
 	case OPT_LTTNG_EVENT:
 		if (env->nevents == MAX_EVENTS)
 			return usage_error("at most %d --lttng-event", MAX_EVENTS);
@@ -132,9 +129,6 @@ static int parse_opt(void *ctx, int opt, const char *arg)
 	case OPT_REGISTER_WAIT:
 		if (parse_u64(arg, 0, 600000, &env->register_ms))
 			return usage_error("invalid --register-wait '%s' (milliseconds)", arg);
-		return 0;
-	case 'o':
-		env->output = arg;
 		return 0;
 	case OPT_MAX_STACKS:
 		if (parse_u64(arg, 16, 1u << 22, &env->max_stacks))
@@ -154,6 +148,8 @@ static int parse_args(int argc, char **argv, struct env *env)
 	struct stat sb;
 	int r;
 
+	*env = (struct env){ .secs = 10, .hz = 99, .max_stacks = 16384, .buf_kb = 1024,
+			     .register_ms = 5000 };
 	r = cli__parse(&cli, argc, argv, parse_opt, env);
 	if (r >= 0)
 		return r;
@@ -169,29 +165,14 @@ static int parse_args(int argc, char **argv, struct env *env)
 	return -1;
 }
 
-/* The document of R written into OF and committed: 0, or 1 once said. */
-static int write_output(struct tlcap *r, struct outfile *of, const char *output)
+static int write_doc(void *r, FILE *f)
 {
-	int err;
-
-	err = tlcap__write(r, outfile__fp(of));
-	if (err) {
-		outfile__abort(of);
-		p_err("cannot write %s: %s", output, strerror(-err));
-		return 1;
-	}
-	err = outfile__commit(of);
-	if (err) {
-		p_err("cannot write %s: %s", output, outfile__strerror(err));
-		return 1;
-	}
-	return 0;
+	return tlcap__write(r, f);
 }
 
 int cmd_timeline(int argc, char **argv)
 {
-	struct env env = { .secs = 10, .hz = 99, .max_stacks = 16384, .buf_kb = 1024,
-			   .register_ms = 5000 };
+	struct env env;
 	struct outfile *of = NULL;
 	struct tlcap *r;
 	int ret;
@@ -215,15 +196,13 @@ int cmd_timeline(int argc, char **argv)
 	ret = 1;
 	if (tlcap__find_target(r))
 		goto out;
-	of = outfile__open(env.output);
-	if (!of) {
-		p_err("cannot write %s: %s", env.output, outfile__strerror(errno));
+	of = outfile__open_or_say(env.output);
+	if (!of)
 		goto out;
-	}
 	run__libbpf_quiet_unless_verbose();
 	if (tlcap__start(r) || tlcap__run(r))
 		goto out;
-	ret = write_output(r, of, env.output);
+	ret = outfile__finish(of, write_doc, r) ? 1 : 0;
 	of = NULL;
 	if (!ret)
 		tlcap__report(r, env.output);

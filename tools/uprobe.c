@@ -294,26 +294,15 @@ static int add_value(struct probe_spec *ps, enum ps_role role, const char *opt,
 static int parse_probes(const struct env *env, struct probe_spec **specs)
 {
 	bool aggregate = env->latency || env->stacks || env->by || env->hist;
-	int i;
+	int i, r;
 
 	for (i = 0; i < env->nprobes; i++) {
-		const char *text = env->probes[i];
-		struct err e = { 0 };
-		struct probe_spec *ps = probespec__parse(text, &e);
+		struct probe_spec *ps;
 
-		if (!ps) {
-			if (errno == ENOMEM) {
-				p_err("out of memory");
-				return 1;
-			}
-			probespec__print_error(text, &e);
-			return 2;
-		}
-		specs[i] = ps;
-		if (probespec__finish(ps, (unsigned int)env->max_str, &e)) {
-			p_err("%s: %s", text, e.msg);
-			return 2;
-		}
+		r = probespec__parse_say(env->probes[i], (unsigned int)env->max_str, &specs[i]);
+		if (r)
+			return r;
+		ps = specs[i];
 		if (add_value(ps, PS_ROLE_BY, "--by", env->by) ||
 		    add_value(ps, PS_ROLE_HIST, "--hist", env->hist))
 			return 2;

@@ -130,6 +130,20 @@ static int open_alias(struct outfile *o, int n)
 	return 0;
 }
 
+/* FD as O's stream: 0; or -1, FD closed and errno kept */
+static int stream_of(struct outfile *o, int fd)
+{
+	int err;
+
+	o->fp = fdopen(fd, "w");
+	if (o->fp)
+		return 0;
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
 /* A character device named directly (/dev/null), written in place.
  * Return 0, 1 if a regular file has taken its place since, or -1. */
 static int open_chardev(struct outfile *o)
@@ -155,10 +169,7 @@ static int open_chardev(struct outfile *o)
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
 		goto fail;
-	o->fp = fdopen(fd, "w");
-	if (!o->fp)
-		goto fail;
-	return 0;
+	return stream_of(o, fd);
 fail:
 	err = errno;
 	close(fd);
@@ -216,15 +227,14 @@ static int open_tmp(struct outfile *o)
 	if (fd < 0)
 		goto fail_name;
 	/* exactly 0640, whatever the umask */
-	if (fchmod(fd, 0640) < 0)
-		goto fail;
-	o->fp = fdopen(fd, "w");
-	if (!o->fp)
-		goto fail;
-	return 0;
-fail:
+	if (fchmod(fd, 0640) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+	} else if (stream_of(o, fd) == 0) {
+		return 0;
+	}
 	err = errno;
-	close(fd);
 	unlinkat(o->dirfd, o->tmp, 0);
 	errno = err;
 fail_name:

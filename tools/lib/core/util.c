@@ -148,6 +148,26 @@ bool str_has_suffix(const char *s, const char *suffix)
 	return a >= b && memcmp(s + a - b, suffix, b) == 0;
 }
 
+int array__room(void *arrp, size_t *cap, size_t n, size_t elem, size_t first)
+{
+	void *a, *na;
+	size_t nc;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : first;
+	if (nc <= n || nc > SIZE_MAX / elem)
+		return -ENOMEM;
+	/* the caller's pointer, whatever it points to, as a void * */
+	memcpy(&a, arrp, sizeof(a));
+	na = realloc(a, nc * elem);
+	if (!na)
+		return -ENOMEM;
+	memcpy(arrp, &na, sizeof(na));
+	*cap = nc;
+	return 0;
+}
+
 bool str_has_prefix(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;

@@ -32,6 +32,10 @@ int read_file(const char *path, char **buf, size_t *len, size_t max);
 
 bool str_has_suffix(const char *s, const char *suffix);
 bool str_has_prefix(const char *s, const char *prefix);
+/* Room for element N of the array at *ARRP (a pointer to the array's
+ * pointer), of ELEM-byte elements and *CAP allocated: doubled (from FIRST)
+ * when N reaches *CAP. 0, or -ENOMEM with the array as it was. */
+int array__room(void *arrp, size_t *cap, size_t n, size_t elem, size_t first);
 
 /* Monotonic clock in nanoseconds. */
 uint64_t now_ns(void);

@@ -182,15 +182,8 @@ static struct cache_entry *cache_add(struct r2r_cache *c, const char *path,
 	struct cache_entry *e;
 	struct err why;
 
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		struct cache_entry *p = realloc(c->e, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		c->e = p;
-		c->cap = cap;
-	}
+	if (array__room(&c->e, &c->cap, c->n, sizeof(*c->e), 16))
+		return NULL;
 	e = &c->e[c->n++];
 	memset(e, 0, sizeof(*e));
 	e->dev = st->st_dev;

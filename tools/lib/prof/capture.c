@@ -269,17 +269,10 @@ void capture__queue_news(struct capture *c, pid_t pid, uint32_t want)
 		c->news_n -= c->news_head;
 		c->news_head = 0;
 	}
-	if (c->news_n == c->news_cap) {
-		size_t cap = c->news_cap ? c->news_cap * 2 : 64;
-		struct capture_news *n;
-
-		if (cap > CAPTURE_NEWS_MAX ||
-		    !(n = realloc(c->pending, cap * sizeof(*n)))) {
-			c->news_dropped++;
-			return;
-		}
-		c->pending = n;
-		c->news_cap = cap;
+	if (c->news_n == CAPTURE_NEWS_MAX ||
+	    array__room(&c->pending, &c->news_cap, c->news_n, sizeof(*c->pending), 64)) {
+		c->news_dropped++;
+		return;
 	}
 	c->pending[c->news_n++] = (struct capture_news){ pid, want };
 }

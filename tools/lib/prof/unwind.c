@@ -478,15 +478,8 @@ static struct uw_file *new_file(struct unwinder *u, const char *path)
 {
 	struct uw_file *f;
 
-	if (u->nfiles == u->cap_files) {
-		size_t cap = u->cap_files ? u->cap_files * 2 : 64;
-		struct uw_file *nf = realloc(u->files, cap * sizeof(*nf));
-
-		if (!nf)
-			return NULL;
-		u->files = nf;
-		u->cap_files = cap;
-	}
+	if (array__room(&u->files, &u->cap_files, u->nfiles, sizeof(*u->files), 64))
+		return NULL;
 	f = &u->files[u->nfiles];
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;

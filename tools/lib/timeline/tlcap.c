@@ -97,26 +97,12 @@ int tlcap__find_target(struct tlcap *r)
 /* Every probe parsed and finished: 0, 2 (a bad probe: usage) or 1. */
 int tlcap__parse_probes(struct tlcap *r)
 {
-	int i;
+	int i, ret;
 
 	for (i = 0; i < r->o.nprobes; i++) {
-		const char *text = r->o.probes[i];
-		struct err e = { 0 };
-		struct probe_spec *ps = probespec__parse(text, &e);
-
-		if (!ps) {
-			if (errno == ENOMEM) {
-				p_err("out of memory");
-				return 1;
-			}
-			probespec__print_error(text, &e);
-			return 2;
-		}
-		r->specs[i] = ps;
-		if (probespec__finish(ps, MAX_STR, &e)) {
-			p_err("%s: %s", text, e.msg);
-			return 2;
-		}
+		ret = probespec__parse_say(r->o.probes[i], MAX_STR, &r->specs[i]);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -494,57 +480,78 @@ static int read_lttng(struct tlcap *r)
 	return 0;
 }
 
+/* Counters as "key": n members of the object J is in */
+struct tl_count {
+	const char *key;
+	uint64_t n;
+};
+
+static void put_counts(struct json *j, const struct tl_count *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		json__key(j, c[i].key);
+		json__u64(j, c[i].n);
+	}
+}
+
 static void other_data(void *arg, struct json *j)
 {
 	struct tlcap *r = arg;
+	const uint64_t *st = r->stats, *stl = r->stats + TLSTAT_STACKS_LOST;
+	const struct tl_count lost[] = {
+		{ "samples_ring_buffer_full", st[TLSTAT_RB_FULL] },
+		{ "user_stack_errors", st[TLSTAT_USTACK_ERR] },
+		{ "user_stacks_truncated", st[TLSTAT_USTACK_TRUNC] },
+		{ "stack_store_full", stl[MAP_FAIL_FULL] },
+		{ "stack_store_no_memory", stl[MAP_FAIL_NOMEM] },
+		{ "stack_store_busy", stl[MAP_FAIL_BUSY] },
+		{ "stack_store_refused", stl[MAP_FAIL_OTHER] },
+		{ "stacks_missing", r->lost_stacks },
+		{ "pid_reused", st[TLSTAT_PID_REUSED] },
+		{ "probe_events", r->probe_lost },
+		{ "out_of_memory", r->oom },
+	}, lttng_lost[] = {
+		{ "lttng_discarded_events", r->lst.discarded_events },
+		{ "lttng_discarded_packets", r->lst.discarded_packets },
+		/* the reader's budgets (timeline/tlread.h) */
+		{ "lttng_begins_dropped", r->lst.begins_dropped },
+		{ "lttng_begin_args_dropped", r->lst.args_dropped },
+		{ "lttng_events_other_threads", r->lst.other_threads },
+		{ "lttng_open_begins_unwritten", r->lst.unwritten },
+	}, lttng[] = {
+		{ "events", r->lst.events },
+		{ "instants", r->lst.instants },
+		{ "slices", r->lst.slices },
+	};
 
 	json__key(j, "frequency_hz"); json__u64(j, r->o.hz);
 	json__key(j, "lost");
 	json__obj(j);
-	json__key(j, "samples_ring_buffer_full"); json__u64(j, r->stats[TLSTAT_RB_FULL]);
-	json__key(j, "user_stack_errors"); json__u64(j, r->stats[TLSTAT_USTACK_ERR]);
-	json__key(j, "user_stacks_truncated"); json__u64(j, r->stats[TLSTAT_USTACK_TRUNC]);
-	json__key(j, "stack_store_full"); json__u64(j, r->stats[TLSTAT_STACKS_LOST + MAP_FAIL_FULL]);
-	json__key(j, "stack_store_no_memory");
-	json__u64(j, r->stats[TLSTAT_STACKS_LOST + MAP_FAIL_NOMEM]);
-	json__key(j, "stack_store_busy"); json__u64(j, r->stats[TLSTAT_STACKS_LOST + MAP_FAIL_BUSY]);
-	json__key(j, "stack_store_refused");
-	json__u64(j, r->stats[TLSTAT_STACKS_LOST + MAP_FAIL_OTHER]);
-	json__key(j, "stacks_missing"); json__u64(j, r->lost_stacks);
-	json__key(j, "pid_reused"); json__u64(j, r->stats[TLSTAT_PID_REUSED]);
-	json__key(j, "probe_events"); json__u64(j, r->probe_lost);
-	json__key(j, "out_of_memory"); json__u64(j, r->oom);
-	if (r->lttng_read) {
-		json__key(j, "lttng_discarded_events"); json__u64(j, r->lst.discarded_events);
-		json__key(j, "lttng_discarded_packets"); json__u64(j, r->lst.discarded_packets);
-		/* the reader's budgets (timeline/tlread.h) */
-		json__key(j, "lttng_begins_dropped"); json__u64(j, r->lst.begins_dropped);
-		json__key(j, "lttng_begin_args_dropped"); json__u64(j, r->lst.args_dropped);
-		json__key(j, "lttng_events_other_threads"); json__u64(j, r->lst.other_threads);
-		json__key(j, "lttng_open_begins_unwritten"); json__u64(j, r->lst.unwritten);
-	}
+	put_counts(j, lost, sizeof(lost) / sizeof(lost[0]));
+	if (r->lttng_read)
+		put_counts(j, lttng_lost, sizeof(lttng_lost) / sizeof(lttng_lost[0]));
 	json__end(j);
 	json__key(j, "probes");
 	json__arr(j);
 	for (int i = 0; i < r->o.nprobes; i++)
 		json__str(j, r->o.probes[i]);
 	json__end(j);
-	if (r->lttng_read) {
-		json__key(j, "lttng");
-		json__obj(j);
-		json__key(j, "events"); json__u64(j, r->lst.events);
-		json__key(j, "instants"); json__u64(j, r->lst.instants);
-		json__key(j, "slices"); json__u64(j, r->lst.slices);
-		json__key(j, "clock"); json__str(j, r->lst.clock);
-		json__key(j, "clock_monotonic"); json__bool(j, r->lst.monotonic);
-		json__key(j, "clock_offset_ns"); json__i64(j, r->lst.clock_offset_ns);
-		json__key(j, "our_offset_ns"); json__i64(j, r->rt_off);
-		json__key(j, "started_daemon"); json__bool(j, r->lst.started_daemon);
-		/* what ended the read before the trace's end: "none", "signal",
-		 * "time", "output", "killed", "failed" */
-		json__key(j, "read_cut"); json__str(j, tl_read__cut_name(r->lst.cut));
-		json__end(j);
-	}
+	if (!r->lttng_read)
+		return;
+	json__key(j, "lttng");
+	json__obj(j);
+	put_counts(j, lttng, sizeof(lttng) / sizeof(lttng[0]));
+	json__key(j, "clock"); json__str(j, r->lst.clock);
+	json__key(j, "clock_monotonic"); json__bool(j, r->lst.monotonic);
+	json__key(j, "clock_offset_ns"); json__i64(j, r->lst.clock_offset_ns);
+	json__key(j, "our_offset_ns"); json__i64(j, r->rt_off);
+	json__key(j, "started_daemon"); json__bool(j, r->lst.started_daemon);
+	/* what ended the read before the trace's end: "none", "signal",
+	 * "time", "output", "killed", "failed" */
+	json__key(j, "read_cut"); json__str(j, tl_read__cut_name(r->lst.cut));
+	json__end(j);
 }
 
 void tlcap__report(struct tlcap *r, const char *output)

@@ -1096,6 +1096,26 @@ void probespec__free(struct probe_spec *ps)
 	free(ps);
 }
 
+int probespec__parse_say(const char *text, unsigned int max_units, struct probe_spec **out)
+{
+	struct err e = { 0 };
+
+	*out = probespec__parse(text, &e);
+	if (!*out) {
+		if (errno == ENOMEM) {
+			p_err("out of memory");
+			return 1;
+		}
+		probespec__print_error(text, &e);
+		return 2;
+	}
+	if (probespec__finish(*out, max_units, &e)) {
+		p_err("%s: %s", text, e.msg);
+		return 2;
+	}
+	return 0;
+}
+
 void probespec__print_error(const char *text, const struct err *err)
 {
 	int col = err->col > 0 ? err->col : 1;

@@ -94,4 +94,10 @@ bool probespec__is_short_name(const char *binary);
 /* Print the error, the spec, and a caret under the failing column. */
 void probespec__print_error(const char *text, const struct err *err);
 
+/* TEXT parsed and finished for strings of MAX_UNITS, as a command takes
+ * it: 0 with the spec in *OUT; 2 when it is no probe (said, with the
+ * column), with *OUT the spec when only finishing it failed (the caller
+ * frees it), else NULL; 1 when memory ran out (said). */
+int probespec__parse_say(const char *text, unsigned int max_units, struct probe_spec **out);
+
 #endif

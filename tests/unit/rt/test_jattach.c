@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/appfile.h"
 #include "core/proc.h"
 #include "core/util.h"
 #include "rt/jattach.h"
@@ -579,6 +580,14 @@ static void test_fake_listening(void)
 	ok(f.reqlen == sizeof(want) - 1 && memcmp(f.req, want, f.reqlen) == 0,
 	   "the request is protocol 1: \"1\\0jcmd\\0Compiler.perfmap\\0\\0\\0\" (%zu bytes)",
 	   f.reqlen);
+
+	/* the same where the kernel has no openat2: the O_PATH walk */
+	appfile__force_walk(true);
+	remove_map();
+	fake_start(&f, FAKE_OK);
+	is_int(jattach__perfmap(j, &e), 0, "perfmap through the O_PATH walk (%s)", e.msg);
+	fake_stop(&f);
+	appfile__force_walk(false);
 
 	/* the fake answers 0 and writes nothing */
 	remove_map();

@@ -87,8 +87,10 @@ struct jattach *jattach__probe(pid_t pid, const struct jattach_opts *o, struct e
 
 /* Ask the JVM to write its perf map now (jcmd Compiler.perfmap), starting
  * its attach listener first when its socket is not there, and check that
- * the map was written. The map is a snapshot of the code cache: call again
- * for code compiled since. 0, or a negative errno with E saying why:
+ * the map was written. The JVM writes the whole file before it answers:
+ * the map is complete when this returns. It is a snapshot of the code
+ * cache: call again for code compiled since (one connection each; nothing
+ * is kept between calls, and a call on a listening JVM sends no signal). 0, or a negative errno with E saying why:
  * -ESRCH (exited, or the PID now names another process), -EOPNOTSUPP (JDK
  * without the command, attach disabled, SIGQUIT not handled), -ETIMEDOUT
  * (no socket after SIGQUIT within start_ms, no reply within reply_ms),

@@ -125,8 +125,11 @@ unlike "$(cat "$T/app2.out")" "Full thread dump" "no thread dump in its output"
 mkdir -p "$T/fake/lib/server"
 cp "$(command -v sleep)" "$T/fake/java"
 cp "$(ldd "$(command -v sleep)" | awk '/libc\.so/ { print $3 }')" "$T/fake/lib/server/libjvm.so"
+# A background job of a shell starts with SIGQUIT ignored: the fakes get it
+# back at its default, so a SIGQUIT would kill them
 # shellcheck disable=SC2016 # the inner shell's $$ and arguments
-(cd "$T/shared" && pod_app sh -c 'echo $$ > "$1"; exec "$2" 1000' sh "$T/fake1.ready" "$T/fake/java")
+(cd "$T/shared" && pod_app sh -c 'echo $$ > "$1"; exec env --default-signal=QUIT "$2" 1000' \
+	sh "$T/fake1.ready" "$T/fake/java")
 wait_for_file "$T/fake1.ready" 10
 f1=$(cat "$T/fake1.ready")
 hf1=$(host_of "$f1")
@@ -136,12 +139,23 @@ ok $? "refused"
 like "$(cat "$T/f1.err")" "is not a HotSpot JVM \(no libjvm.so mapped\)" "said: not a HotSpot JVM"
 like "$(cat "$T/f1.out")" "errno ENOEXEC" "ENOEXEC"
 # shellcheck disable=SC2016 # the inner shell's $$ and arguments
-(cd "$T/shared" && pod_app sh -c 'echo $$ > "$1"; LD_PRELOAD="$3" exec "$2" 1000' sh \
+(cd "$T/shared" && pod_app sh -c 'echo $$ > "$1"; LD_PRELOAD="$3" exec env --default-signal=QUIT "$2" 1000' sh \
 	"$T/fake2.ready" "$T/fake/java" "$T/fake/lib/server/libjvm.so")
 wait_for_file "$T/fake2.ready" 10
 f2=$(cat "$T/fake2.ready")
 hf2=$(host_of "$f2")
 like "$(cat "/proc/$hf2/maps")" "/lib/server/libjvm\.so" "another maps a libjvm.so"
+# SigIgn and SigCgt: bit 2 (SIGQUIT) is in the last hex digit
+quit_default() {
+	for _m in SigIgn SigCgt; do
+		_d=$(sed -n "s/^$_m:[[:space:]]*//p" "/proc/$1/status")
+		case "${_d#"${_d%?}"}" in [4567cdefCDEF]) return 1 ;; esac
+	done
+}
+for _p in "$hf1" "$hf2"; do
+	quit_default "$_p"
+	ok $? "SIGQUIT is at its default in process $_p: one would kill it"
+done
 ! pod_sidecar "$DRV" perfmap "$f2" >"$T/f2.out" 2>"$T/f2.err"
 ok $? "refused"
 like "$(cat "$T/f2.err")" "does not handle SIGQUIT" "said: it does not handle SIGQUIT"

@@ -33,6 +33,9 @@
 #ifndef SYS_pidfd_send_signal
 #define SYS_pidfd_send_signal 424
 #endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
 
 #define DEFAULT_START_MS 5000
 #define DEFAULT_REPLY_MS 10000
@@ -405,8 +408,8 @@ struct dial {
 	uint64_t deadline;	/* for the socket */
 };
 
-/* Create the trigger file in DIRFD: 0, or a negative errno. *INO gets its
- * inode (to remove only the file we made). */
+/* Create the trigger file NAME in DIRFD: 0, or a negative errno. *MADE
+ * gets its fstat (to remove only the file we made). */
 static int make_trigger(int dirfd, const char *name, struct stat *made)
 {
 	/* O_EXCL | O_NOFOLLOW: a new file of ours, never through a link */
@@ -455,9 +458,11 @@ static int signal_jvm(const struct dial *d, struct err *e)
 		rc = (int)syscall(SYS_pidfd_send_signal, d->pidfd, SIGQUIT, NULL, 0);
 	else
 		rc = kill(j->pid, SIGQUIT);
-	if (rc)
-		return err__set(e, errno, "cannot signal the JVM %d: %s%s", (int)j->pid,
-				strerror(errno), errno == EPERM ? " (needs CAP_KILL)" : "");
+	if (rc) {
+		rc = errno;
+		return err__set(e, rc, "cannot signal the JVM %d: %s%s", (int)j->pid, strerror(rc),
+				rc == EPERM ? " (needs CAP_KILL)" : "");
+	}
 	return 0;
 }
 
@@ -566,13 +571,39 @@ static int dial(const struct dial *d, struct err *e)
 }
 
 /* JATTACH_AS_USER: the attach by a child process that takes the JVM's euid
- * and egid; it hands the connected socket back over a socket pair (the
- * JVM checks the peer's credentials at connect time), with its error when
- * it has none. */
+ * and egid; it hands the connected socket back over a socket pair, with its
+ * error when it has none. The credentials the JVM checks (SO_PEERCRED) are
+ * the connecting process's at connect(): the child's. */
 struct child_msg {
 	int err;
 	char msg[ERR_MSG_MAX];
 };
+
+/* Close every descriptor from 3 up but those in KEEP (N of them, -1 for
+ * none): the child of another uid holds what the attach needs, not the
+ * caller's BPF objects, outputs and the like. */
+static void close_others(int *keep, int n)
+{
+	unsigned int from = 3;
+	int i, k;
+
+	/* a few: sorted in place */
+	for (i = 1; i < n; i++)
+		for (k = i; k > 0 && keep[k - 1] > keep[k]; k--) {
+			int t = keep[k];
+
+			keep[k] = keep[k - 1];
+			keep[k - 1] = t;
+		}
+	for (i = 0; i < n; i++) {
+		if (keep[i] < (int)from)
+			continue;
+		if ((unsigned int)keep[i] > from)
+			syscall(SYS_close_range, from, (unsigned int)keep[i] - 1, 0);
+		from = (unsigned int)keep[i] + 1;
+	}
+	syscall(SYS_close_range, from, ~0u, 0);
+}
 
 static void child_attach(const struct dial *d, int sock)
 {
@@ -585,13 +616,15 @@ static void child_attach(const struct dial *d, int sock)
 	} ctl;
 	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	int fd = -1;
+	int keep[] = { sock, d->tmpfd, d->cwdfd, d->pidfd }, fd = -1;
 
+	close_others(keep, (int)ARRAY_SIZE(keep));
 	if (setgroups(0, NULL) || setresgid(j->egid, j->egid, j->egid) ||
 	    setresuid(j->euid, j->euid, j->euid)) {
-		m.err = err__set(&e, errno, "cannot take the JVM %d's uid %u gid %u: %s",
-				 (int)j->pid, (unsigned)j->euid, (unsigned)j->egid,
-				 strerror(errno));
+		int err = errno;
+
+		m.err = err__set(&e, err, "cannot take the JVM %d's uid %u gid %u: %s",
+				 (int)j->pid, (unsigned)j->euid, (unsigned)j->egid, strerror(err));
 	} else {
 		/* the change of user cleared it: set after */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -634,12 +667,15 @@ static int dial_as_user(const struct dial *d, struct err *e)
 	pid_t child;
 	ssize_t n;
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp))
-		return err__set(e, errno, "socketpair: %s", strerror(errno));
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp)) {
+		err = errno;
+		return err__set(e, err, "socketpair: %s", strerror(err));
+	}
 	child = fork();
 	if (child < 0) {
-		err = err__set(e, errno, "cannot fork to attach as uid %u: %s", (unsigned)j->euid,
-			       strerror(errno));
+		err = errno;
+		err = err__set(e, err, "cannot fork to attach as uid %u: %s", (unsigned)j->euid,
+			       strerror(err));
 		close(sp[0]);
 		close(sp[1]);
 		return err;

@@ -57,8 +57,11 @@
 /* The perf-map command: JDK 17 added it. */
 #define JATTACH_PERFMAP_MIN_JDK 17
 
+/* A call takes at most start_ms + reply_ms (and 2 s more when a child
+ * attaches as the JVM's user): a capture loop that must not stall that long
+ * passes shorter ones. */
 struct jattach_opts {
-	unsigned int start_ms;	/* for the socket after SIGQUIT (0: 5000) */
+	unsigned int start_ms;	/* for the socket after SIGQUIT, and the connect (0: 5000) */
 	unsigned int reply_ms;	/* for a command's whole reply (0: 10000) */
 	size_t max_reply;	/* bytes of a reply read (0: 64 KiB) */
 };

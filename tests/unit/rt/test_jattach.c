@@ -156,7 +156,7 @@ static void test_perfmap_reply(void)
 	is_int(jattach__perfmap_reply(7, 0, "warning\n", 8, &e), 0,
 	       "status 0 with output: done (the file is checked next)");
 	is_int(jattach__perfmap_reply(7, -1, unknown, sizeof(unknown) - 1, &e), -EOPNOTSUPP,
-	       "a JDK without the command (JDK 11's reply)");
+	       "a JDK without the command (HotSpot's reply to an unknown one)");
 	ok(strstr(e.msg, "no Compiler.perfmap") && strstr(e.msg, "JDK 17 or later"), "said: %s",
 	   e.msg);
 	is_int(jattach__perfmap_reply(7, -1, refused, sizeof(refused) - 1, &e), -EPROTO,
@@ -672,6 +672,38 @@ static void test_fake_listening(void)
 	jattach__free(j);
 }
 
+/* What the probe refuses before anything else: an old JDK, OpenJ9, no JVM. */
+static void test_probe_refusals(void)
+{
+	char rel[PATH_MAX * 2], maps[PATH_MAX * 2];
+	struct err e = { 0 };
+	struct jattach *j;
+
+	at(rel, sizeof(rel), pdir, "root/usr/jdk/release");
+	at(maps, sizeof(maps), pdir, "maps");
+	put(rel, "JAVA_VERSION=\"11.0.21\"\n");
+	j = probe_fake(300, 300, 0, &e);
+	ok(!j && errno == EOPNOTSUPP, "JDK 11: refused");
+	ok(strstr(e.msg, "is JDK 11, without Compiler.perfmap") != NULL, "said: %s", e.msg);
+	put(rel, "JAVA_VERSION=\"17.0.15\"\n");
+
+	put(maps, "7f0000000000-7f0000100000 r-xp 00000000 fe:00 123 /opt/j9/lib/default/libj9vm29.so\n"
+		  "7f0000200000-7f0000300000 r-xp 00000000 fe:00 124 /opt/j9/lib/server/libjvm.so\n");
+	j = probe_fake(300, 300, 0, &e);
+	ok(!j && errno == ENOEXEC, "OpenJ9: refused");
+	ok(strstr(e.msg, "OpenJ9") != NULL, "said: %s", e.msg);
+	put(maps, "7f0000000000-7f0000100000 r-xp 00000000 fe:00 123 /usr/bin/sleep\n");
+	j = probe_fake(300, 300, 0, &e);
+	ok(!j && errno == ENOEXEC, "no libjvm.so: refused");
+	ok(strstr(e.msg, "(java) is not a HotSpot JVM (no libjvm.so mapped)") != NULL, "said: %s",
+	   e.msg);
+	/* the tests after this one see libjvm.so deleted (its JDK upgraded
+	 * under the running JVM): still HotSpot, its release file still read */
+	put(maps, "7f0000000000-7f0000100000 r-xp 00000000 fe:00 123 "
+		  "/usr/jdk/lib/server/libjvm.so (deleted)\n");
+	jattach__free(j);
+}
+
 /* A listener that is another process: the peer check refuses it. */
 static void test_fake_other_process(void)
 {
@@ -995,6 +1027,7 @@ int main(int argc, char **argv)
 	tmpfd = open(tmp, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	alarm(120);
 	test_rtsock_backlog();
+	test_probe_refusals();
 	test_fake_listening();
 	test_fake_other_process();
 	test_fake_trigger();

@@ -331,8 +331,8 @@ struct jattach *jattach__probe(pid_t pid, const struct jattach_opts *o, struct e
 	case VM_OPENJ9:
 		err = err__set(e, ENOEXEC,
 			       "process %d (%s) is an OpenJ9 JVM, not HotSpot: sidescope does not "
-			       "attach to it (OpenJ9 writes a perf map when started with "
-			       "-Xjit:perfTool)", (int)pid, j->name);
+			       "attach to it; start it with -XX:+PerfTool (or -Xjit:perfTool) for "
+			       "a perf map", (int)pid, j->name);
 		goto out;
 	default:
 		err = err__set(e, ENOEXEC,

@@ -243,19 +243,22 @@ out:
 	return fd;
 }
 
-int appfile__open_in_root(int rootfd, const char *rel, unsigned int flags, struct stat *st)
+int appfile__open_path_in_root(int rootfd, const char *rel, unsigned int flags)
 {
-	int fd;
-
 	if (have_openat2()) {
 		unsigned long long resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
 
 		if (flags & APPFILE_NOFOLLOW)
 			resolve |= RESOLVE_NO_SYMLINKS;
-		fd = sys_openat2(rootfd, rel, resolve);
-	} else {
-		fd = walk_in_root(rootfd, rel, flags);
+		return sys_openat2(rootfd, rel, resolve);
 	}
+	return walk_in_root(rootfd, rel, flags);
+}
+
+int appfile__open_in_root(int rootfd, const char *rel, unsigned int flags, struct stat *st)
+{
+	int fd = appfile__open_path_in_root(rootfd, rel, flags);
+
 	return fd < 0 ? fd : reopen_regular(fd, st);
 }
 

@@ -13,6 +13,9 @@
  *   test_dotnetipc.t --disable PID    DisablePerfMap
  *   test_dotnetipc.t --listen PATH    listen on PATH until stdin ends, then
  *                                     print how many connections came
+ *   test_dotnetipc.t --connect PATH   connect(2) to PATH by name, as a naive
+ *                                     client would (links followed): the
+ *                                     attack the client above refuses
  * Each prints its error line on stderr and exits 1 on failure. */
 #include <errno.h>
 #include <fcntl.h>
@@ -69,8 +72,21 @@ static int drive(int argc, char **argv)
 		unlink(argv[2]);
 		return 0;
 	}
+	if (argc == 3 && strcmp(argv[1], "--connect") == 0) {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", argv[2]);
+		if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+			perror(argv[2]);
+			return 1;
+		}
+		close(fd);
+		return 0;
+	}
 	if (argc != 3 || parse_long(argv[2], 1, INT_MAX, &pid)) {
-		fprintf(stderr, "usage: %s --probe|--enable|--disable PID | --listen PATH\n", argv[0]);
+		fprintf(stderr, "usage: %s --probe|--enable|--disable PID | --listen|--connect PATH\n",
+			argv[0]);
 		return 2;
 	}
 	t0 = now_ns();

@@ -421,6 +421,7 @@ static void set_environ(const char *entries)
 	size_t n = strlen(entries), i;
 
 	memcpy(b, entries, n);
+	b[n] = '\0';
 	for (i = 0; i < n; i++)
 		if (b[i] == '|')
 			b[i] = '\0';
@@ -516,8 +517,13 @@ enum behaviour {
 	B_INFO_PID,	/* ProcessInfo2 for pid 6 */
 };
 
+/* The server's verdict on the request, written before it answers: 'y'
+ * (the request expected), 'n' (another). Read by server_stop: by the time
+ * the client has its answer, the verdict is there. */
+static int verdict_fd = -1;
+
 /* Answer one connection on LFD as BEHAVIOUR. The request must be WANT
- * (WANTLEN bytes, not checked when NULL): exit 3 otherwise. */
+ * (WANTLEN bytes, not checked when NULL). */
 static void answer(int lfd, enum behaviour b, const uint8_t *want, size_t wantlen)
 {
 	uint8_t req[64], out[512];
@@ -539,8 +545,9 @@ static void answer(int lfd, enum behaviour b, const uint8_t *want, size_t wantle
 			while (n < (size_t)(req[14] | req[15] << 8) && n < sizeof(req) &&
 			       (r = read(c, req + n, (req[14] | req[15] << 8) - n)) > 0)
 				n += (size_t)r;
-		if (want && (n != wantlen || memcmp(req, want, n) != 0))
-			_exit(3);
+		if (want && write(verdict_fd, n == wantlen && memcmp(req, want, n) == 0 ? "y" : "n",
+				  1) != 1)
+			_exit(6);
 	}
 	switch (b) {
 	case B_OK:
@@ -625,6 +632,7 @@ static void serve(int lfd, enum behaviour b, const uint8_t *want, size_t wantlen
 struct server {
 	pid_t pid;
 	int lfd;
+	int verdict;	/* the read end of the server's verdict_fd */
 	char path[PATH_MAX + 128];
 };
 
@@ -636,33 +644,37 @@ static int server_start(struct server *s, const char *dir_in_root, uint64_t key,
 	app_tmp(dir, sizeof(dir), dir_in_root);
 	sock_name(name, sizeof(name), key);
 	snprintf(s->path, sizeof(s->path), "%s/%s", dir, name);
+	int pfd[2];
+
 	s->lfd = listen_at(dir, name);
-	if (s->lfd < 0)
+	if (s->lfd < 0 || pipe2(pfd, O_CLOEXEC | O_NONBLOCK))
 		return -1;
+	s->verdict = pfd[0];
 	s->pid = fork();
 	if (s->pid == 0) {
+		close(pfd[0]);
+		verdict_fd = pfd[1];
 		alarm(10);	/* a server of a test never outlives it */
 		serve(s->lfd, b, want, wantlen);
 	}
+	close(pfd[1]);
 	return s->pid > 0 ? 0 : -1;
 }
 
-/* Stop the server: its exit status (3: the request was not the one
- * expected), or -1 when it had to be killed. */
+/* Stop the server (killed if still there): 0 when the request was the one
+ * expected, 3 when it was another, 4 when none was checked. */
 static int server_stop(struct server *s)
 {
-	int status = 0, killed = 0;
+	char v = 0;
+	int ret;
 
-	if (waitpid(s->pid, &status, WNOHANG) == 0) {
-		kill(s->pid, SIGKILL);
-		waitpid(s->pid, &status, 0);
-		killed = 1;
-	}
+	ret = read(s->verdict, &v, 1) != 1 ? 4 : v == 'y' ? 0 : 3;
+	kill(s->pid, SIGKILL);
+	waitpid(s->pid, NULL, 0);
+	close(s->verdict);
 	close(s->lfd);
 	unlink(s->path);
-	if (killed)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
+	return ret;
 }
 
 static struct dotnetipc *open_fake(struct err *e)

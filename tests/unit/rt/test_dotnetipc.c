@@ -387,6 +387,7 @@ static void test_environ(void)
 #define FNSPID	5	/* as it sees itself */
 #define FSTART	424242ull
 #define TIMEOUT	300	/* ms: the client's deadline in these tests */
+#define SLACK	1500	/* ms past it a loaded machine may take to run us again */
 
 static char proc_dir[PATH_MAX];		/* the fake proc root */
 static char app_root[PATH_MAX + 32];	/* proc_dir/77/root */
@@ -745,7 +746,7 @@ static void test_enable_against(void)
 		if (c->want)
 			ok(strstr(e.msg, "DOTNET_PerfMapEnabled=1") != NULL,
 			   "enable, %s: the line says what to set instead", c->what);
-		ok(ms < TIMEOUT + 200 && (!c->times_out || ms >= TIMEOUT - 10),
+		ok(ms < TIMEOUT + SLACK && (!c->times_out || ms >= TIMEOUT - 10),
 		   "enable, %s: %.0f ms (the deadline %d ms)", c->what, ms, TIMEOUT);
 		ok(st != 3, "enable, %s: the request was EnablePerfMap with type 3", c->what);
 		dotnetipc__free(d);
@@ -1051,9 +1052,9 @@ static void test_rtsock(void)
 	/* the peer gone: EPIPE on the request, no SIGPIPE */
 	close(sv[1]);
 	t0 = now_ns();
-	is_int(dotnetipc__call_fd(sv[0], 4, 6, NULL, 0, now_ns() + 100000000ull, &buf, &r, &e),
+	is_int(dotnetipc__call_fd(sv[0], 4, 6, NULL, 0, now_ns() + 5000000000ull, &buf, &r, &e),
 	       -EPROTO, "call_fd: the peer closed: %s", e.msg);
-	ok(ms_since(t0) < 50, "call_fd: at once, not at the deadline");
+	ok(ms_since(t0) < 5000 - SLACK, "call_fd: at once, not at the deadline 5 s later");
 	close(sv[0]);
 }
 

@@ -24,8 +24,9 @@
  *   2. dotnetipc__enable_perfmap(): asks for the perf map alone (type 3,
  *      PERFMAP; never jitdump). The runtime opens /tmp/perf-PID.map with
  *      "w" (a map left by an earlier process of that PID is truncated),
- *      writes every method already compiled, then each new one. Enabling
- *      a map that is on already is answered OK and changes nothing.
+ *      writes every method already compiled, then each new one. A map
+ *      that is on already gets every compiled method once more (duplicate
+ *      lines, harmless: later lines win): do not enable a map found on.
  *   3. At the end, call dotnetipc__disable_perfmap() only when
  *      dotnetipc__should_disable(d, MAP_EXISTED) says so: the map was not
  *      there before, and the app's environment does not ask for perf maps

@@ -356,6 +356,11 @@ static void test_environ(void)
 		{ "names are case-sensitive", "tmpdir=/x|dotnet_EnableDiagnostics=0", "/tmp", -1, -1, "" },
 		{ "entries without '='", "TMPDIR|DOTNET_EnableDiagnostics|=|==", "/tmp", -1, -1, "" },
 		{ "a prefix alone", "DOTNET_=0|COMPlus_=0", "/tmp", -1, -1, "" },
+		{ "the first of a name, as getenv", "TMPDIR=/a|TMPDIR=/b|DOTNET_PerfMapEnabled=1|"
+		  "DOTNET_PerfMapEnabled=0", "/a", -1, 1, "" },
+		{ "an empty first TMPDIR hides a later one", "TMPDIR=|TMPDIR=/b", "/tmp", -1, -1, "" },
+		{ "a later DOTNET_ over an earlier COMPlus_", "COMPlus_PerfMapEnabled=1|"
+		  "DOTNET_PerfMapEnabled=0|COMPlus_PerfMapEnabled=2", "/tmp", -1, 0, "" },
 	};
 	struct dotnetipc_env env;
 	char block[512], big[600];

@@ -268,10 +268,21 @@ static int config_value(const char *v)
 	return (int)n;
 }
 
+/* Whether to take a setting's value, as the runtime's getenv does: the
+ * first DOTNET_X, else the first COMPlus_X. SEEN: [0] a DOTNET_ one was
+ * taken, [1] a COMPlus_ one. */
+static bool take(bool dotnet, bool seen[2])
+{
+	if (seen[0] || (!dotnet && seen[1]))
+		return false;
+	seen[dotnet ? 0 : 1] = true;
+	return true;
+}
+
 void dotnetipc__parse_environ(const char *buf, size_t len, struct dotnetipc_env *env)
 {
-	/* DOTNET_X over COMPlus_X: remember which prefix set each */
-	bool dotnet_diag = false, dotnet_ipc = false, dotnet_pm = false, dotnet_dir = false;
+	bool diag[2] = { false }, ipc[2] = { false }, pm[2] = { false }, dir[2] = { false };
+	bool tmpdir_seen = false;
 	size_t off = 0;
 
 	memset(env, 0, sizeof(*env));
@@ -290,8 +301,12 @@ void dotnetipc__parse_environ(const char *buf, size_t len, struct dotnetipc_env 
 		val = eq + 1;
 		vlen = elen - nlen - 1;
 		if (nlen == 6 && memcmp(entry, "TMPDIR", 6) == 0) {
+			/* the first one is getenv's; an empty one means /tmp */
+			if (tmpdir_seen)
+				continue;
+			tmpdir_seen = true;
 			if (vlen == 0)
-				continue;	/* empty: /tmp, as unset */
+				continue;
 			env->tmpdir_set = true;
 			env->tmpdir_long = vlen >= sizeof(env->tmpdir);
 			if (!env->tmpdir_long) {
@@ -316,18 +331,18 @@ void dotnetipc__parse_environ(const char *buf, size_t len, struct dotnetipc_env 
 		memcpy(v, val, vlen);
 		v[vlen] = '\0';
 #define SETTING(lit) (nlen == sizeof(lit) - 1 && memcmp(name, lit, nlen) == 0)
-		if (SETTING("EnableDiagnostics") && (dotnet || !dotnet_diag)) {
-			env->diagnostics = config_value(v);
-			dotnet_diag |= dotnet;
-		} else if (SETTING("EnableDiagnostics_IPC") && (dotnet || !dotnet_ipc)) {
-			env->diagnostics_ipc = config_value(v);
-			dotnet_ipc |= dotnet;
-		} else if (SETTING("PerfMapEnabled") && (dotnet || !dotnet_pm)) {
-			env->perfmap = config_value(v);
-			dotnet_pm |= dotnet;
-		} else if (SETTING("PerfMapJitDumpPath") && (dotnet || !dotnet_dir)) {
-			snprintf(env->perfmap_dir, sizeof(env->perfmap_dir), "%s", v);
-			dotnet_dir |= dotnet;
+		if (SETTING("EnableDiagnostics")) {
+			if (take(dotnet, diag))
+				env->diagnostics = config_value(v);
+		} else if (SETTING("EnableDiagnostics_IPC")) {
+			if (take(dotnet, ipc))
+				env->diagnostics_ipc = config_value(v);
+		} else if (SETTING("PerfMapEnabled")) {
+			if (take(dotnet, pm))
+				env->perfmap = config_value(v);
+		} else if (SETTING("PerfMapJitDumpPath")) {
+			if (take(dotnet, dir))
+				snprintf(env->perfmap_dir, sizeof(env->perfmap_dir), "%s", v);
 		}
 #undef SETTING
 	}
@@ -365,7 +380,6 @@ struct find {
 	bool found, exact;
 	uint64_t key;
 	char name[96];
-	unsigned int matches;
 };
 
 /* A decimal key of 1 to 20 digits within u64, then "-socket", then the end. */
@@ -394,7 +408,6 @@ static int find_one(const char *name, void *arg)
 
 	if (strncmp(name, f->prefix, f->prefix_len) != 0 || !parse_key(name + f->prefix_len, &key))
 		return 0;
-	f->matches++;
 	/* the runtime's key is its start time: that one is it; else the
 	 * newest (a time namespace shifts what we read of its start) */
 	if (!f->found || key == f->start || (!f->exact && key > f->key)) {

@@ -71,9 +71,9 @@
 #define DOTNETIPC_E_NOTSUPPORTED	0x80131515u
 
 /* What the app's environment (/proc/PID/environ, the block it started
- * with) says about the diagnostics server and perf maps. DOTNET_X wins
- * over COMPlus_X as in the runtime; numbers are hexadecimal as the runtime
- * reads them. */
+ * with) says about the diagnostics server and perf maps, read as the
+ * runtime reads it: the first of a name (getenv's), DOTNET_X over
+ * COMPlus_X, numbers in hexadecimal. */
 struct dotnetipc_env {
 	char tmpdir[256];	/* TMPDIR as the app sees it; "/tmp" unset or empty */
 	bool tmpdir_set;

@@ -71,7 +71,6 @@ int rtsock__open_dir(pid_t pid, const char *dir)
 	/* "/" is the root itself: the walk names no component for it */
 	if (strspn(rel, "/") == len) {
 		fd = rootfd;
-		rootfd = -1;
 	} else {
 		fd = appfile__open_path_in_root(rootfd, rel, 0);
 		close(rootfd);

@@ -59,7 +59,7 @@ static void reply(const uint8_t *data, size_t size)
 	if (sent == size)
 		shutdown(sp[1], SHUT_WR);
 	/* a peer that has not ended: the receive ends at its deadline */
-	rtsock__recv(sp[0], buf, MAX_REPLY, &len, now_ns() + (sent == size ? 1000 : 20) * 1000000ull);
+	rtsock__recv_upto(sp[0], buf, MAX_REPLY, &len, now_ns() + (sent == size ? 1000 : 20) * 1000000ull);
 	if (len > sent)
 		__builtin_trap();
 	if (jattach__parse_reply(buf, len, &status, &off) == 0) {

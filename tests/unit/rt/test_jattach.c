@@ -975,8 +975,8 @@ static void test_rtsock_backlog(void)
 		ok(0, "listener");
 		return;
 	}
-	pathfd = rtsock__open(tmpfd, name, NULL);
-	ok(pathfd >= 0, "rtsock__open: a socket");
+	pathfd = rtsock__open_socket(tmpfd, name, NULL);
+	ok(pathfd >= 0, "rtsock__open_socket: a socket");
 	/* fill the backlog */
 	for (n = 0; n < 64; n++) {
 		extra[n] = rtsock__connect(pathfd, now_ns());
@@ -993,11 +993,11 @@ static void test_rtsock_backlog(void)
 	close(pathfd);
 	close(s);
 	unlinkat(tmpfd, name, 0);
-	is_int(rtsock__open(tmpfd, "nothing", NULL), -ENOENT, "rtsock__open: nothing there");
+	is_int(rtsock__open_socket(tmpfd, "nothing", NULL), -ENOENT, "rtsock__open_socket: nothing there");
 	if (symlinkat("/dev/null", tmpfd, "link") == 0)
-		is_int(rtsock__open(tmpfd, "link", NULL), -ENOTSOCK, "rtsock__open: a link, unfollowed");
+		is_int(rtsock__open_socket(tmpfd, "link", NULL), -ELOOP, "rtsock__open_socket: a link, unfollowed");
 	unlinkat(tmpfd, "link", 0);
-	is_int(rtsock__open(tmpfd, "../x", NULL), -EINVAL, "rtsock__open: one component only");
+	is_int(rtsock__open_socket(tmpfd, "../x", NULL), -EINVAL, "rtsock__open_socket: one component only");
 }
 
 int main(int argc, char **argv)

@@ -53,11 +53,10 @@ int appfile__open_mapping(pid_t pid, const struct proc_map *m, char *clean, size
  * rules; ROOTFD is typically an O_PATH descriptor of /proc/PID/root). */
 int appfile__open_in_root(int rootfd, const char *rel, unsigned int flags, struct stat *st);
 
-/* The O_PATH descriptor (O_CLOEXEC) that REL names inside ROOTFD, resolved
- * by the same rules, of whatever type it is: the caller fstats it and
- * decides (a directory to create in with *at() calls, a socket to connect
- * to through /proc/self/fd/N). Nothing is opened for reading or writing.
- * The descriptor, or a negative errno. */
+/* The O_PATH descriptor (O_CLOEXEC) of REL resolved inside ROOTFD by the
+ * same rules, whatever its type: a directory to list, a socket to connect
+ * to through /proc/self/fd/N. Nothing is opened for reading or writing;
+ * the caller checks the type with fstat. A negative errno as above. */
 int appfile__open_path_in_root(int rootfd, const char *rel, unsigned int flags);
 
 /* Read FD from its current offset into a NUL-terminated malloc'd buffer of

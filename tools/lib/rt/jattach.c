@@ -286,7 +286,7 @@ static bool socket_there(int tmpfd, const struct jattach *j)
 	int fd;
 
 	sock_name(j, name, sizeof(name));
-	fd = rtsock__open(tmpfd, name, NULL);
+	fd = rtsock__open_socket(tmpfd, name, NULL);
 	if (fd < 0)
 		return false;
 	close(fd);
@@ -541,14 +541,14 @@ static int dial(const struct dial *d, struct err *e)
 	int pathfd, fd, err;
 
 	sock_name(j, name, sizeof(name));
-	pathfd = rtsock__open(d->tmpfd, name, NULL);
-	if (pathfd == -ENOENT || pathfd == -ENOTSOCK) {
+	pathfd = rtsock__open_socket(d->tmpfd, name, NULL);
+	if (pathfd == -ENOENT || pathfd == -ENOTSOCK || pathfd == -ELOOP) {
 		/* none, or something planted in its place that the JVM's
 		 * rename will replace */
 		err = start_listener(d, e);
 		if (err)
 			return err;
-		pathfd = rtsock__open(d->tmpfd, name, NULL);
+		pathfd = rtsock__open_socket(d->tmpfd, name, NULL);
 	}
 	if (pathfd < 0)
 		return err__set(e, -pathfd, "cannot open the JVM %d's attach socket /tmp/%s: %s",
@@ -811,13 +811,13 @@ int jattach__jcmd(struct jattach *j, const char *command, int *status, char **ou
 	}
 	j->listening = true;
 	deadline = now_ns() + (uint64_t)j->o.reply_ms * 1000000ull;
-	err = rtsock__send_all(fd, req, 7 + clen + 3, deadline);
+	err = rtsock__send(fd, req, 7 + clen + 3, deadline);
 	if (err) {
 		err = err__set(e, -err, "cannot send to the JVM %d: %s", (int)j->pid,
 			       strerror(-err));
 		goto out;
 	}
-	rerr = rtsock__recv(fd, buf, j->o.max_reply, &rlen, deadline);
+	rerr = rtsock__recv_upto(fd, buf, j->o.max_reply, &rlen, deadline);
 	if (rlen == 0 && (rerr == 0 || rerr == -ECONNRESET || rerr == -EPIPE)) {
 		err = err__set(e, ECONNRESET, "the JVM %d closed the connection without a reply "
 			       "(it serves root or its own uid %u gid %u only)", (int)j->pid,

@@ -44,7 +44,8 @@ struct env {
 
 enum { OPT_CGROUP = 256, OPT_FORMAT, OPT_USER, OPT_KERNEL, OPT_MAX_STACKS,
        OPT_MAX_PERF_MAP, OPT_SPLIT, OPT_JSON, OPT_OFFCPU, OPT_WALL, OPT_STATE, OPT_MIN_BLOCK,
-       OPT_MAX_THREADS, OPT_WAKERS, OPT_SWITCH_RATE, OPT_UNWIND, OPT_TABLE_CACHE };
+       OPT_MAX_THREADS, OPT_WAKERS, OPT_SWITCH_RATE, OPT_UNWIND, OPT_TABLE_CACHE,
+       OPT_HANDS_OFF };
 
 static const struct cli_opt opts[] = {
 	{ 'p', "pid", "PIDS", "profile these processes (comma-separated); a PID means\n"
@@ -96,6 +97,10 @@ static const struct cli_opt opts[] = {
 						 "a directory of the sidecar's own, mode 0700\n"
 						 "(default " CFICACHE_DIR ", at most 64M);\n"
 						 "none: build them every time" },
+	{ OPT_HANDS_OFF, "hands-off", NULL, "leave the app as it is: do not ask a .NET or Java\n"
+					    "runtime without a perf map to write one (the\n"
+					    "default asks; .NET's is switched off again at\n"
+					    "the end)", CLI_STORE_TRUE(struct env, o.hands_off) },
 	{ OPT_USER, "user-only", NULL, "user-space stacks only",
 	  CLI_STORE_TRUE(struct env, o.user_only) },
 	{ OPT_KERNEL, "kernel-only", NULL, "kernel stacks only",
@@ -124,6 +129,9 @@ static const struct cli cli = {
 "in the kernel and symbolizes them with ELF symbols, perf maps of JIT\n"
 "runtimes (/tmp/perf-PID.map, also in the app container's own /tmp) and\n"
 "kernel symbols. PIDs are those of this PID namespace (the pod's).\n"
+"A .NET (8+) or Java (HotSpot 17+) process without a perf map is asked to\n"
+"write one, so that its JIT code is named with no restart (.NET's switched\n"
+"off again at the end; --hands-off asks nothing).\n"
 "With --off-cpu it measures, on every context switch of the targets, how\n"
 "long each thread stays off the CPU and where (its stacks as it left); with\n"
 "--wall, both. Their folded stacks and flame graphs count microseconds,\n"

@@ -399,12 +399,35 @@ static bool all_named(const struct prof_frame *frames, size_t n)
 /* Add the COUNT samples (or nanoseconds) of key K to the profile. A key
  * named before (c->memo), its process's frames named the same way since,
  * adds its count to the same stack. */
+/* K's count held back for the next drain (DRAINS it was held through so
+ * far): 0, or -1 when it cannot be (too many held, too often) */
+static int hold(struct capture *c, const struct profile_key *k, __u64 count, unsigned int drains)
+{
+	if (c->last || drains >= CAPTURE_HOLD_DRAINS || c->nheld_next >= CAPTURE_HOLD_MAX ||
+	    array__room(&c->held_next, &c->held_next_cap, c->nheld_next, sizeof(*c->held_next), 64))
+		return -1;
+	c->held_next[c->nheld_next++] = (struct capture_held){ *k, count, drains + 1 };
+	c->held_total += drains ? 0 : 1;
+	return 0;
+}
+
+static int add_key_held(struct capture *c, const struct profile_key *k, __u64 count,
+			unsigned int drains);
+
 static int add_key(struct capture *c, const struct profile_key *k, __u64 count)
+{
+	return add_key_held(c, k, count, 0);
+}
+
+/* K's COUNT named into the profile, or held back (DRAINS: through how many
+ * drains it was) when its JIT frames are unnamed and names are coming */
+static int add_key_held(struct capture *c, const struct profile_key *k, __u64 count,
+			unsigned int drains)
 {
 	struct prof_frame frames[4 * PROFILE_MAX_DEPTH + 8];
 	char comm[PROFILE_COMM_LEN + 1];
 	struct prof_sample smp;
-	uint64_t gen = 0;
+	uint64_t gen = 0, misses;
 	size_t n = 0, id;
 	int err;
 
@@ -420,11 +443,15 @@ static int add_key(struct capture *c, const struct profile_key *k, __u64 count)
 			return prof__add_count(c->prof, (size_t)kept, count);
 		}
 	}
+	misses = symbolizer__jit_misses(c->sz, (pid_t)k->pid);
 	err = add_stack_frames(c, k->ustack, false, (pid_t)k->pid, frames, &n);
 	if (!err)
 		err = add_stack_frames(c, k->kstack, true, (pid_t)k->pid, frames, &n);
 	if (err)
 		return err;
+	if (symbolizer__jit_misses(c->sz, (pid_t)k->pid) != misses && c->names_coming &&
+	    c->names_coming(c->on_new_arg, (pid_t)k->pid) && hold(c, k, count, drains) == 0)
+		return 0;
 	if (k->flags & PROFILE_KEY_OFFCPU)
 		n = drop_tracing_frames(frames, n);
 	if (k->waker_comm[0]) {
@@ -537,6 +564,30 @@ static bool stacks_wanted(struct capture *c, size_t n)
 	return false;
 }
 
+/* The counts held back at the drain before, named again (held once more
+ * when their names are still to come) */
+static int add_held(struct capture *c)
+{
+	struct capture_held *h = c->held;
+	size_t n = c->nheld, i;
+	int err = 0;
+
+	/* what this round holds goes to held_next; the lists swap after */
+	for (i = 0; i < n && !err; i++)
+		err = add_key_held(c, &h[i].k, h[i].count, h[i].drains);
+	c->held = c->held_next;
+	c->nheld = c->nheld_next;
+	c->held_next = h;
+	c->nheld_next = 0;
+	{
+		size_t cap = c->held_cap;
+
+		c->held_cap = c->held_next_cap;
+		c->held_next_cap = cap;
+	}
+	return err;
+}
+
 static int drain_map(struct capture *c, int fd)
 {
 	size_t nkeys, i;
@@ -561,7 +612,7 @@ static int drain_map(struct capture *c, int fd)
 		if (err)
 			return err;
 	}
-	return 0;
+	return add_held(c);
 }
 
 static void sleep_ns(uint64_t ns)
@@ -691,6 +742,10 @@ void capture__free(struct capture *c)
 	c->news = NULL;
 	free(c->pending);
 	c->pending = NULL;
+	free(c->held);
+	free(c->held_next);
+	c->held = c->held_next = NULL;
+	c->nheld = c->nheld_next = c->held_cap = c->held_next_cap = 0;
 	c->news_head = c->news_n = c->news_cap = 0;
 	keymemo__free(c->memo);
 	c->memo = NULL;

@@ -46,6 +46,19 @@ struct capture_maps {
 	volatile __u32 *active;	/* the global the programs read (mmap'd) */
 };
 
+/* A drained count held back because its stack has JIT code its process's
+ * perf map did not name yet (one that is being written) */
+struct capture_held {
+	struct profile_key k;
+	__u64 count;
+	unsigned int drains;	/* drains it was held through */
+};
+
+/* a count is held back through this many drains at most, and this many
+ * counts at once; then it goes into the profile as it is */
+#define CAPTURE_HOLD_DRAINS 3
+#define CAPTURE_HOLD_MAX 16384
+
 /* A report of the "news" ring buffer, waiting to be handled */
 struct capture_news {
 	pid_t pid;
@@ -69,6 +82,13 @@ struct capture {
 	 * of process PID (struct profile_new's want; NULL: none), with
 	 * on_new_arg */
 	void (*on_want)(void *arg, pid_t pid, uint32_t idx);
+	/* whether PID's JIT code may get names by a later drain (its
+	 * runtime was asked for a perf map: rt/rtnames); NULL: never. A
+	 * count of it with unnamed JIT frames is then held back and named
+	 * again at the next drains, CAPTURE_HOLD_DRAINS at most, and at the
+	 * last (c->last) whatever its names */
+	bool (*names_coming)(void *arg, pid_t pid);
+	bool last;		/* the capture's last drains: nothing held */
 	/* read by the caller */
 	struct prof_meta meta;	/* samples and losses (capture__read_stats) */
 	uint64_t pid_reused;	/* samples of another process with a target's PID */
@@ -78,6 +98,9 @@ struct capture {
 	/* the capture's own */
 	struct ring_buffer *news;	/* processes sampled for the first time */
 	struct capture_news *pending;	/* its reports still to handle */
+	struct capture_held *held, *held_next;	/* counts held back */
+	size_t nheld, held_cap, nheld_next, held_next_cap;
+	uint64_t held_total;		/* counts held back, in all */
 	size_t news_head, news_n, news_cap;
 	uint64_t news_dropped;		/* reports not queued: too many waiting */
 	struct keymemo *memo;		/* the stack each key went to */

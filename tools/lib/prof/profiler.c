@@ -33,6 +33,7 @@
 #include "prof/profiler.h"
 #include "prof/target.h"
 #include "prof/unwind.h"
+#include "rt/rtnames.h"
 #include "profile.h"
 #include "profile.skel.h"
 #include "sym/cficache.h"
@@ -63,6 +64,7 @@ struct profiler {
 	bool tables;		/* --unwind: user stacks by unwind tables */
 	struct unwinder *uw;
 	struct cficache *cache;	/* --table-cache */
+	struct rtnames *rt;	/* JIT names asked of the targets' runtimes */
 };
 
 struct profiler *profiler__new(const struct profiler_opts *o)
@@ -283,13 +285,29 @@ static uint32_t unwind_procs(const struct profiler_opts *o)
 								      UNWIND_PROCS;
 }
 
-/* Capture hook: a process sampled for the first time gets its tables. */
-static void unwind_new(void *arg, pid_t pid)
+/* rtnames_misses_fn: the symbolizer's count */
+static uint64_t jit_misses(void *sz, pid_t pid)
+{
+	return symbolizer__jit_misses(sz, pid);
+}
+
+/* Capture hook: whether PID's runtime writes a perf map for us */
+static bool names_coming(void *arg, pid_t pid)
+{
+	struct profiler *pr = arg;
+
+	return rtnames__writing(pr->rt, pid);
+}
+
+/* Capture hook: a process sampled for the first time gets its tables,
+ * and its runtime is asked for the names of its JIT code. */
+static void seen_new(void *arg, pid_t pid)
 {
 	struct profiler *pr = arg;
 
 	if (pr->uw)
 		unwinder__add(pr->uw, pid);
+	rtnames__see(pr->rt, pid);
 }
 
 /* Capture hook: a walk reached an object whose table waits, or a pc in
@@ -526,10 +544,18 @@ static int attach_bpf(struct profiler *pr)
 			unwinder__set_deadline(pr->uw, now_ns() + o->secs * 1000000000ull);
 		for (i = 0; i < o->npids; i++)
 			unwinder__watch(pr->uw, o->pids[i]);
-		c->on_new = unwind_new;
 		c->on_want = unwind_want;
-		c->on_new_arg = pr;
 	}
+	/* the targets' JIT names asked for before sampling begins; other
+	 * processes' when first sampled */
+	pr->rt = rtnames__new(&(struct rtnames_opts){ .hands_off = o->hands_off });
+	if (!pr->rt)
+		return -1;
+	for (i = 0; i < o->npids; i++)
+		rtnames__see(pr->rt, o->pids[i]);
+	c->on_new = seen_new;
+	c->names_coming = names_coming;
+	c->on_new_arg = pr;
 	err = capture__start(c);
 	if (err) {
 		p_err("cannot read the BPF ring buffer: %s", strerror(-err));
@@ -688,6 +714,9 @@ static int sample_loop(struct profiler *pr, uint64_t t0)
 		if (due & CAPLOOP_END)
 			break;
 		if (due & CAPLOOP_DRAIN) {
+			/* the JVMs' maps for code compiled since, before the
+			 * drain names their frames */
+			rtnames__refresh(pr->rt, now, RTNAMES_REFRESH_BUDGET_NS, jit_misses, pr->c.sz);
 			err = drain_now(pr);
 			if (err)
 				break;
@@ -759,11 +788,16 @@ static int stop_capture(struct profiler *pr, uint64_t t0)
 	pr->c.meta.duration_ns = now_ns() - t0;
 	missed_switches(pr);
 	/* the processes first sampled at the end watched (a poll's time at
-	 * most: what still waits after it goes unnamed) */
+	 * most: what still waits after it goes unnamed); the JVMs' maps for
+	 * code compiled since the last */
 	capture__poll(&pr->c, 0);
+	rtnames__last_refresh(pr->rt);
+	pr->c.last = true;	/* nothing held back for later */
 	err = capture__drain(&pr->c);
 	if (!err)
 		err = capture__drain(&pr->c);
+	/* the app as it was found */
+	rtnames__restore(pr->rt);
 	/* threads still off the CPU: their time up to the end */
 	if (!err && pr->o.mode != PROF_MODE_CPU)
 		err = capture__flush_offstart(&pr->c, end);
@@ -974,6 +1008,7 @@ void profiler__free(struct profiler *pr)
 	bpf_link__destroy(pr->wakeup_link);
 	capture__free(&pr->c);
 	unwinder__free(pr->uw);
+	rtnames__free(pr->rt);
 	cficache__close(pr->cache);
 	profile_bpf__destroy(pr->skel);
 	stackcache__free(pr->c.stacks);

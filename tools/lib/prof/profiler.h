@@ -38,6 +38,7 @@ struct profiler_opts {
 	unsigned int split;	/* PROF_SPLIT_* */
 	enum profiler_unwind unwind;
 	const char *table_cache;	/* NULL for none */
+	bool hands_off;		/* no runtime asked for a perf map (rt/rtnames) */
 };
 
 struct profiler;

@@ -39,6 +39,7 @@ struct sym_proc {
 	char *perfmap_path;	/* the perf map read (malloc'd), NULL: none */
 	struct stat perfmap_version;	/* of the file perfmap was read from */
 	bool perfmap_tried;
+	uint64_t jit_misses;	/* code outside files not named by the perf map */
 	bool perfmap_refused;	/* a FIFO, device...: said once */
 	bool perfmap_capped;	/* over perfmap__max(): said once */
 	uint64_t used;		/* sweep count when last watched or looked up */
@@ -478,6 +479,13 @@ int symbolizer__watch_start(struct symbolizer *sz, pid_t pid, uint64_t start)
 	return watch(sz, pid, start);
 }
 
+uint64_t symbolizer__jit_misses(struct symbolizer *sz, pid_t pid)
+{
+	struct sym_proc *p = find_proc(sz, pid);
+
+	return p ? p->jit_misses : 0;
+}
+
 int symbolizer__revisit(struct symbolizer *sz, pid_t pid, uint64_t start,
 			const uint64_t *ips, size_t n)
 {
@@ -846,6 +854,8 @@ int symbolizer__user_at(struct symbolizer *sz, pid_t pid, uint64_t ip, unsigned 
 	}
 	if (!code)
 		return not_code(sz, m, out);
+	if (!f)
+		p->jit_misses++;	/* code a JIT wrote after its perf map */
 	if (f) {
 		/* the module is known: never a bare number */
 		snprintf(buf, sizeof(buf), "%s+0x%llx", base_name(f->path), (unsigned long long)off);

@@ -113,6 +113,10 @@ int symbolizer__watch_start(struct symbolizer *sz, pid_t pid, uint64_t start);
  * its perf map if that changed. START as for symbolizer__watch_start (0:
  * any). Cheap when nothing changed: no /proc read. Return as
  * symbolizer__watch. */
+/* How many frames of PID in code outside files its perf map did not name
+ * (JIT code written since the map), in all so far: a caller that can have
+ * the map written again (rt/rtnames) compares it with what it saw last. */
+uint64_t symbolizer__jit_misses(struct symbolizer *sz, pid_t pid);
 int symbolizer__revisit(struct symbolizer *sz, pid_t pid, uint64_t start,
 			const uint64_t *ips, size_t n);
 /* A number that changes whenever what names PID's frames may have (the

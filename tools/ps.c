@@ -17,6 +17,7 @@
 #include "core/proc.h"
 #include "core/json.h"
 #include "core/util.h"
+#include "rt/rtnames.h"
 #include "sym/gobin.h"
 
 struct ps_row {
@@ -25,6 +26,8 @@ struct ps_row {
 	char cgroup[1024];
 	char container[64];
 	char perfmap[PATH_MAX];
+	enum rtnames_state jit;	/* names of its JIT code: now, askable, at a restart */
+	char jit_hint[256];	/* what to set at its next start, or "" */
 	const char *runtime;	/* NULL: maps unreadable */
 	bool lttng;
 	bool same_container;	/* in the same cgroup as sidescope itself */
@@ -64,8 +67,11 @@ static const struct cli cli = {
 "Shows every process of this PID namespace (with shareProcessNamespace, the\n"
 "whole pod): its PID here, its PID in its own namespace (NSPID, the number in\n"
 "its perf map's file name), its container (from the cgroup path), its\n"
-"runtime (dotnet, node, jvm, go, python, ruby, php, perl, beam or native), whether a perf map exists\n"
-"for it and whether it has lttng-ust loaded (UST).\n"
+"runtime (dotnet, node, jvm, go, python, ruby, php, perl, beam or native),\n"
+"the names of its JIT code (PERFMAP: yes, a perf map is there; ask, none\n"
+"but 'profile' asks its runtime for one: .NET 8+, HotSpot 17+; restart, only\n"
+"a flag at its next start gives one: which, on stderr and in --json) and\n"
+"whether it has lttng-ust loaded (UST).\n"
 "\n",
 	.opts = opts,
 	.tail =
@@ -137,6 +143,11 @@ static int fill_row(pid_t pid, struct ps_row *r)
 	proc_maps__free(maps);
 	if (proc__perfmap_path(pid, r->st.nstgid, r->perfmap, sizeof(r->perfmap)))
 		r->perfmap[0] = '\0';
+	r->jit_hint[0] = '\0';
+	r->jit = r->perfmap[0] ? RTNAMES_NOW : RTNAMES_NONE;
+	if (!r->perfmap[0] && r->runtime && (!strcmp(r->runtime, "dotnet") ||
+	    !strcmp(r->runtime, "jvm") || !strcmp(r->runtime, "node")))
+		r->jit = rtnames__state(pid, r->jit_hint, sizeof(r->jit_hint));
 	return 0;
 }
 
@@ -177,6 +188,13 @@ static void print_json_row(FILE *f, const struct ps_row *r)
 		json__str(&j, r->perfmap);
 	else
 		json__null(&j);
+	/* the names of its JIT code: "yes" (a perf map), "ask" (its runtime
+	 * asked by profile), "restart" (only a flag at its next start),
+	 * "-" (no JIT code known) */
+	json__key(&j, "jit_names");
+	json__str(&j, r->jit == RTNAMES_NONE ? "none" : rtnames__state_name(r->jit));
+	json__key(&j, "jit_names_hint");
+	json__str(&j, r->jit_hint);
 	json__key(&j, "lttng_ust");
 	json__bool(&j, r->lttng);
 	json__key(&j, "same_container");
@@ -194,7 +212,7 @@ static void print_text_row(FILE *f, const struct ps_row *r, bool wide)
 	 * control character of theirs (C0, DEL, C1) may reach the terminal */
 	cols = escape__str(cont, sizeof(cont), r->container, strlen(r->container), 12, 0);
 	n = fprintf(f, "%7d %7d %s%*s %-7s %-7s %-3s ", (int)r->st.pid, (int)r->st.nspid, cont,
-		    (int)(12 - cols), "", r->runtime ? r->runtime : "?", r->perfmap[0] ? "yes" : "-",
+		    (int)(12 - cols), "", r->runtime ? r->runtime : "?", rtnames__state_name(r->jit),
 		    r->lttng ? "yes" : "-");
 	/* columns so far: bytes, less what UTF-8 in the container name took */
 	n -= (int)(strlen(cont) - cols);
@@ -276,6 +294,9 @@ static int print_rows(const struct env *env, const pid_t *pids, int n, struct ps
 			first = false;
 		} else {
 			print_text_row(stdout, row, env->wide);
+			if (row->jit == RTNAMES_RESTART && row->jit_hint[0])
+				p_info("PID %d (%s): no names for its JIT code until it restarts: %s",
+				       (int)row->st.pid, row->runtime, row->jit_hint);
 		}
 		shown++;
 	}

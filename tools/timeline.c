@@ -30,11 +30,12 @@ struct env {
 	int nprobes;
 	char *events[MAX_EVENTS];	/* --lttng-event */
 	int nevents;
-	bool lttng;
+	bool lttng, hands_off;
 };
 
 
-enum { OPT_LTTNG = 256, OPT_LTTNG_EVENT, OPT_MAX_STACKS, OPT_BUFFER_KB, OPT_REGISTER_WAIT };
+enum { OPT_LTTNG = 256, OPT_LTTNG_EVENT, OPT_MAX_STACKS, OPT_BUFFER_KB, OPT_REGISTER_WAIT,
+       OPT_HANDS_OFF };
 
 static const struct cli_opt opts[] = {
 	{ 'p', "pid", "PID", "the process (as this PID namespace shows it)" },
@@ -54,6 +55,9 @@ static const struct cli_opt opts[] = {
 						    "register with lttng-sessiond (default 5000)" },
 	{ 'o', "output", "FILE", "the Chrome trace event JSON file (required)",
 	  CLI_STORE_ARG(struct env, output) },
+	{ OPT_HANDS_OFF, "hands-off", NULL, "do not ask a .NET or Java runtime without a\n"
+					    "perf map to write one (as 'profile')",
+	  CLI_STORE_TRUE(struct env, hands_off) },
 	{ OPT_MAX_STACKS, "max-stacks", "N", "distinct stacks kept in the kernel (default\n"
 					     "16384, about 1 KB each)" },
 	{ OPT_BUFFER_KB, "buffer-kb", "KB", "ring buffer of the samples in KiB (a power\n"
@@ -186,7 +190,7 @@ int cmd_timeline(int argc, char **argv)
 		.pid = env.pid, .secs = env.secs, .hz = env.hz, .max_stacks = env.max_stacks,
 		.buf_kb = env.buf_kb, .register_ms = env.register_ms, .probes = env.probes,
 		.nprobes = env.nprobes, .events = env.events, .nevents = env.nevents,
-		.lttng = env.lttng,
+		.lttng = env.lttng, .hands_off = env.hands_off,
 	});
 	if (!r)
 		return 1;

@@ -30,6 +30,7 @@
 #include "prof/perfev.h"
 #include "prof/prof.h"
 #include "prof/target.h"
+#include "rt/rtnames.h"
 #include "sym/symbolize.h"
 /* bpf/timeline.h, the types the sampler shares (not this directory's) */
 #include <timeline.h>
@@ -60,6 +61,7 @@ struct tlcap {
 	struct upfmt *fmt;
 	struct tl_lttng *lt;
 	struct tl_lttng_stats lst;
+	struct rtnames *rt;	/* the names of its JIT code asked of its runtime */
 	bool lttng_read;
 	uint64_t lost_stacks, oom, probe_lost;
 	uint64_t stats[TLSTAT_MAX];
@@ -332,6 +334,8 @@ static int sample_loop(struct tlcap *r)
 			p_info("PID %d exited; stopping", (int)r->o.pid);
 			break;
 		}
+		/* a JVM's perf map for code compiled since */
+		rtnames__refresh(r->rt, now, RTNAMES_REFRESH_BUDGET_NS, NULL, NULL);
 		if (tty && now - last_tty >= 500000000ull) {
 			last_tty = now;
 			progress(r, now - t0, true);
@@ -606,6 +610,11 @@ int tlcap__start(struct tlcap *r)
 		return -1;
 	}
 	symbolizer__watch_start(r->sz, r->o.pid, r->start);
+	/* its JIT code's names asked for before sampling begins */
+	r->rt = rtnames__new(&(struct rtnames_opts){ .hands_off = r->o.hands_off });
+	if (!r->rt)
+		return -1;
+	rtnames__see(r->rt, r->o.pid);
 	if (name_threads(r) || open_probes(r) || open_bpf(r) ||
 	    perfev__open(&r->sampling, r->skel->progs.do_sample, (unsigned int)r->o.hz))
 		return -1;
@@ -614,7 +623,11 @@ int tlcap__start(struct tlcap *r)
 
 int tlcap__run(struct tlcap *r)
 {
-	return sample_loop(r) || stop_capture(r) || read_lttng(r) ? -1 : 0;
+	int err = sample_loop(r) || stop_capture(r);
+
+	/* the app as it was found (a .NET perf map switched on here, off) */
+	rtnames__restore(r->rt);
+	return err || read_lttng(r) ? -1 : 0;
 }
 
 int tlcap__write(struct tlcap *r, FILE *f)
@@ -637,6 +650,7 @@ void tlcap__free(struct tlcap *r)
 			probespec__free(r->specs[i]);
 	upfmt__free(r->fmt);
 	tl_lttng__free(r->lt);
+	rtnames__free(r->rt);
 	/* the stacks' names are the symbolizer's: after the timeline */
 	timeline__free(r->tl);
 	symbolizer__free(r->sz);

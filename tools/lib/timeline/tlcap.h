@@ -22,6 +22,7 @@ struct tlcap_opts {
 	char *const *events;	/* --lttng-event patterns */
 	int nevents;
 	bool lttng;
+	bool hands_off;		/* no runtime asked for a perf map (rt/rtnames) */
 };
 
 struct tlcap;

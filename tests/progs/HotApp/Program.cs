@@ -1,5 +1,5 @@
 // HotApp: a hot loop in two named methods on the main thread, for the
-// profiler's tests of plain .NET processes.
+// profiler's tests of plain .NET processes and bench/jitnames.sh.
 //   dotnet HotApp.dll [SECONDS] [READY_FILE]
 // READY_FILE gets the process's PID once the loop runs.
 using System;
@@ -27,12 +27,16 @@ static class HotApp
     {
         double secs = args.Length > 0 ? double.Parse(args[0]) : 10;
         DateTime end = DateTime.UtcNow.AddSeconds(secs);
-        long x = Outer(1000);
+        long x = Outer(1000), rounds = 0;
         if (args.Length > 1)
             File.WriteAllText(args[1], Environment.ProcessId + "\n");
         while (DateTime.UtcNow < end)
+        {
             x += Outer(100000);
-        Console.WriteLine(x);
+            rounds++;
+        }
+        // the sum, and how many rounds ran (bench/jitnames.sh's rate)
+        Console.WriteLine(x + " " + rounds);
         return 0;
     }
 }

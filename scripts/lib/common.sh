@@ -196,49 +196,28 @@ ss_other_pids() {
 # terminal: control characters shown as '?'.
 ss_line_safe() { printf '%s' "$1" | LC_ALL=C tr '\000-\037\177' '?'; }
 
-# True when PID $1 is a kernel thread: PF_KTHREAD (0x00200000) in the flags,
-# field 9 of /proc/PID/stat (the 7th after the command name, which may hold
-# spaces and parentheses: cut at its last ") ").
-ss_is_kthread() {
-	_st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-	# shellcheck disable=SC2086 # the numeric fields, split on purpose
-	set -- ${_st##*) }
-	[ "$#" -ge 7 ] && ss_is_uint "$7" && [ $(( $7 & 0x00200000 )) -ne 0 ]
-}
-
-# True when PID $1 has exited and is not reaped yet (a zombie): its state,
-# the first field after the command name in /proc/PID/stat, is Z or X.
-ss_is_zombie() {
-	_st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-	case "${_st##*) }" in
-	Z*|X*) return 0 ;;
+# Check that PID $1 is a process a script can take, by sidescope's rule
+# ('sidescope plumbing target': it exists in this PID namespace, it is no
+# thread of another, no kernel thread, not exited). Prints nothing; on
+# failure says what it is instead, returns 1.
+ss_check_pid() {
+	_v=$("$SIDESCOPE" plumbing target -- "$1") && return 0
+	case "$_v" in
+	"thread "*)
+		_tgid=${_v#thread }
+		ss_err "PID $1 is a thread of process $_tgid ($(ss_line_safe "$(cat "/proc/$_tgid/comm" 2>/dev/null)")); use -p $_tgid"
+		;;
+	kernel-thread)
+		ss_err "PID $1 is a kernel thread ($(ss_line_safe "$(cat "/proc/$1/comm" 2>/dev/null)")): it has no user space"
+		;;
+	exited)
+		ss_err "PID $1 ($(ss_line_safe "$(cat "/proc/$1/comm" 2>/dev/null)")) has exited"
+		;;
+	*)
+		ss_err "no process with PID $1 in this PID namespace (list them: sidescope ps)"
+		;;
 	esac
 	return 1
-}
-
-# Check that PID $1 is a process a script can take: it exists in this PID
-# namespace, it is no thread of another (its Tgid is itself), no kernel
-# thread, not exited. Prints nothing; on failure says what it is instead,
-# returns 1.
-ss_check_pid() {
-	_tgid=$(sed -n 's/^Tgid:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null) || _tgid=""
-	if ! ss_is_uint "$_tgid"; then
-		ss_err "no process with PID $1 in this PID namespace (list them: sidescope ps)"
-		return 1
-	fi
-	if [ "$_tgid" != "$1" ]; then
-		ss_err "PID $1 is a thread of process $_tgid ($(ss_line_safe "$(cat "/proc/$_tgid/comm" 2>/dev/null)")); use -p $_tgid"
-		return 1
-	fi
-	if ss_is_kthread "$1"; then
-		ss_err "PID $1 is a kernel thread ($(ss_line_safe "$(cat "/proc/$1/comm" 2>/dev/null)")): it has no user space"
-		return 1
-	fi
-	if ss_is_zombie "$1"; then
-		ss_err "PID $1 ($(ss_line_safe "$(cat "/proc/$1/comm" 2>/dev/null)")) has exited"
-		return 1
-	fi
-	return 0
 }
 
 # One process of those that a name matched: ss_pick_one NAME PID...

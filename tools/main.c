@@ -14,7 +14,7 @@
 struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
-	const char *summary;
+	const char *summary;	/* NULL: not listed (plumbing for the scripts) */
 };
 
 static const struct cmd cmds[] = {
@@ -26,6 +26,7 @@ static const struct cmd cmds[] = {
 	{ "uprobe", cmd_uprobe, "print arguments and return values of functions (UTF-16 too)" },
 	{ "timeline", cmd_timeline, "CPU samples, uprobe hits and LTTng events on one clock (Perfetto)" },
 	{ "cron", cmd_cron, "check a cron schedule and show when it runs next" },
+	{ "plumbing", cmd_plumbing, NULL },
 };
 
 static void usage(FILE *f)
@@ -41,7 +42,8 @@ static void usage(FILE *f)
 		"\n"
 		"COMMANDS:\n");
 	for (i = 0; i < ARRAY_SIZE(cmds); i++)
-		fprintf(f, "  %-14s %s\n", cmds[i].name, cmds[i].summary);
+		if (cmds[i].summary)
+			fprintf(f, "  %-14s %s\n", cmds[i].name, cmds[i].summary);
 	fprintf(f,
 		"\n"
 		"Run 'sidescope COMMAND --help' for the options and examples of one command.\n");

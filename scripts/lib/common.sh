@@ -43,85 +43,20 @@ ss_nl='
 # shellcheck disable=SC2034 # set by the scripts that take --json
 ss_json=0
 
-# awk: the number of continuation bytes of the UTF-8 sequence at byte i of
-# s (of n bytes), or -1 when no valid sequence starts there: none after an
-# ASCII byte or a stray continuation byte, no overlong, surrogate or beyond
-# U+10FFFF form. Reads ord[], the byte value of each character, which the
-# program fills in BEGIN.
-ss_awk_utf8='
-function ss_u8(s, i, n,    b, b2, k, j, t, ok) {
-	b = ord[substr(s, i, 1)]
-	# the length from the lead byte; continuation bytes after it
-	k = b >= 194 && b < 224 ? 1 : b >= 224 && b < 240 ? 2 : b >= 240 && b < 245 ? 3 : 0
-	b2 = ord[substr(s, i + 1, 1)]
-	ok = k > 0 && i + k <= n
-	for (j = 1; ok && j <= k; j++) {
-		t = ord[substr(s, i + j, 1)]
-		if (t < 128 || t >= 192) ok = 0
-	}
-	if (ok && (b == 224 && b2 < 160 || b == 237 && b2 >= 160 ||
-	    b == 240 && b2 < 144 || b == 244 && b2 >= 144)) ok = 0
-	return ok ? k : -1
-}
-'
-
-# String $1 as a JSON string, quotes included: backslash, quote and control
-# characters escaped (C1 controls too: they act on a terminal), valid UTF-8
-# kept, each byte of invalid UTF-8 as U+FFFD, like sidescope's own JSON.
+# String $1 as a JSON string, quotes included, as sidescope's own JSON
+# writes strings ('sidescope plumbing json': backslash, quote and control
+# characters escaped, C1 controls too, valid UTF-8 kept, each byte of
+# invalid UTF-8 as U+FFFD).
 ss_json_str() {
-	# the newline printf adds ends the last line: awk sees every line,
-	# the last one (maybe empty) included, and joins them with \n
-	printf '%s\n' "$1" | LC_ALL=C awk "$ss_awk_utf8"'
-	BEGIN {
-		for (i = 1; i < 256; i++) ord[sprintf("%c", i)] = i
-		for (i = 1; i < 32; i++) esc[sprintf("%c", i)] = sprintf("\\u%04x", i)
-		esc["\t"] = "\\t"; esc["\r"] = "\\r"; esc["\""] = "\\\""; esc["\\"] = "\\\\"
-		esc[sprintf("%c", 127)] = "\\u007f"
-		printf "\""
-	}
-	{
-		if (NR > 1) printf "\\n"
-		s = $0; n = length(s); o = ""
-		for (i = 1; i <= n; i++) {
-			c = substr(s, i, 1); b = ord[c]
-			if (c in esc) { o = o esc[c]; continue }
-			if (b < 128) { o = o c; continue }
-			k = ss_u8(s, i, n)
-			if (k < 0) { o = o "\\ufffd"; continue }
-			b2 = ord[substr(s, i + 1, 1)]
-			if (b == 194 && b2 < 160) o = o sprintf("\\u%04x", b2)
-			else o = o substr(s, i, k + 1)
-			i += k
-		}
-		printf "%s", o
-	}
-	END { printf "\"" }'
+	_js=$(printf '%s' "$1" | "$SIDESCOPE" plumbing json) || return 1
+	printf '%s' "$_js"
 }
 
 # Text from stdin that another program or the app chose (process names,
-# their messages), made safe for a terminal line by line: C0 controls, DEL,
-# C1 (U+0080..U+009F) and each byte of invalid UTF-8 shown as \xNN or
-# \u00NN, a tab as \t, NULs dropped; other UTF-8 kept.
-ss_tty_safe() {
-	LC_ALL=C tr -d '\000' | LC_ALL=C awk "$ss_awk_utf8"'
-	BEGIN { for (i = 1; i < 256; i++) ord[sprintf("%c", i)] = i }
-	{
-		s = $0; n = length(s); o = ""
-		for (i = 1; i <= n; i++) {
-			c = substr(s, i, 1); b = ord[c]
-			if (b >= 32 && b < 127) { o = o c; continue }
-			if (b == 9) { o = o "\\t"; continue }
-			if (b < 128) { o = o sprintf("\\x%02x", b); continue }
-			k = ss_u8(s, i, n)
-			if (k < 0) { o = o sprintf("\\x%02x", b); continue }
-			b2 = ord[substr(s, i + 1, 1)]
-			if (b == 194 && b2 < 160) o = o sprintf("\\u%04x", b2)	# C1
-			else o = o substr(s, i, k + 1)
-			i += k
-		}
-		print o
-	}'
-}
+# their messages), made safe for a terminal line by line as sidescope
+# escapes names ('sidescope plumbing tty-safe': C0 controls, DEL, C1 and
+# each byte of invalid UTF-8 escaped, backslashes kept, NULs dropped).
+ss_tty_safe() { "$SIDESCOPE" plumbing tty-safe; }
 
 # One message on stderr: ss_msg LEVEL TEXT (LEVEL: error, warning, or
 # info under --json).
@@ -191,34 +126,10 @@ ss_need_uint() {
 	[ "$2" -ge "${3:-0}" ] || ss_usage_error "$1 must be at least ${3:-0}, not '$2'"
 }
 
-# A size in bytes, the grammar of sidescope's sizes (parse_size in
-# tools/lib/core/util.c): decimal digits, then nothing or k, M or G (either
-# case; powers of 1024), that optionally followed by "i", then optionally by
-# "B": 512, 64k, 4M, 2Gi, 16KiB, 1MB. Prints the bytes; returns 1 when $1 is
-# no such size or more than the shell counts (2^63 - 1 bytes).
-ss_size() {
-	_sz_n=${1%%[!0-9]*}
-	case "${1#"$_sz_n"}" in
-	'') _sz_s=0 ;;
-	[kK]|[kK]i|[kK]B|[kK]iB) _sz_s=10 ;;
-	[mM]|[mM]i|[mM]B|[mM]iB) _sz_s=20 ;;
-	[gG]|[gG]i|[gG]B|[gG]iB) _sz_s=30 ;;
-	*) return 1 ;;
-	esac
-	[ -n "$_sz_n" ] || return 1
-	# decimal: no leading zero, which the shell would read as octal
-	_sz_n=${_sz_n#"${_sz_n%%[!0]*}"}
-	_sz_n=${_sz_n:-0}
-	# at most 9223372036854775807: its length, then its first 18 digits
-	# (which the shell can compare) and its last
-	[ "${#_sz_n}" -le 19 ] || return 1
-	if [ "${#_sz_n}" -eq 19 ]; then
-		[ "${_sz_n%?}" -le 922337203685477580 ] || return 1
-		[ "${_sz_n%?}" -lt 922337203685477580 ] || [ "${_sz_n#"${_sz_n%?}"}" -le 7 ] || return 1
-	fi
-	[ "$_sz_n" -le $((9223372036854775807 >> _sz_s)) ] || return 1
-	echo $((_sz_n << _sz_s))
-}
+# A size in bytes, in the grammar of sidescope's sizes ('sidescope plumbing
+# size': 512, 64k, 4M, 2Gi, 16KiB, 1MB). Prints the bytes; returns 1 when
+# $1 is no such size or more than the shell counts (2^63 - 1 bytes).
+ss_size() { "$SIDESCOPE" plumbing size -- "$1"; }
 
 # A string reduced to [A-Za-z0-9._-] (file names, Pyroscope labels).
 ss_safe_name() {
@@ -285,49 +196,28 @@ ss_other_pids() {
 # terminal: control characters shown as '?'.
 ss_line_safe() { printf '%s' "$1" | LC_ALL=C tr '\000-\037\177' '?'; }
 
-# True when PID $1 is a kernel thread: PF_KTHREAD (0x00200000) in the flags,
-# field 9 of /proc/PID/stat (the 7th after the command name, which may hold
-# spaces and parentheses: cut at its last ") ").
-ss_is_kthread() {
-	_st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-	# shellcheck disable=SC2086 # the numeric fields, split on purpose
-	set -- ${_st##*) }
-	[ "$#" -ge 7 ] && ss_is_uint "$7" && [ $(( $7 & 0x00200000 )) -ne 0 ]
-}
-
-# True when PID $1 has exited and is not reaped yet (a zombie): its state,
-# the first field after the command name in /proc/PID/stat, is Z or X.
-ss_is_zombie() {
-	_st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-	case "${_st##*) }" in
-	Z*|X*) return 0 ;;
+# Check that PID $1 is a process a script can take, by sidescope's rule
+# ('sidescope plumbing target': it exists in this PID namespace, it is no
+# thread of another, no kernel thread, not exited). Prints nothing; on
+# failure says what it is instead, returns 1.
+ss_check_pid() {
+	_v=$("$SIDESCOPE" plumbing target -- "$1") && return 0
+	case "$_v" in
+	"thread "*)
+		_tgid=${_v#thread }
+		ss_err "PID $1 is a thread of process $_tgid ($(ss_line_safe "$(cat "/proc/$_tgid/comm" 2>/dev/null)")); use -p $_tgid"
+		;;
+	kernel-thread)
+		ss_err "PID $1 is a kernel thread ($(ss_line_safe "$(cat "/proc/$1/comm" 2>/dev/null)")): it has no user space"
+		;;
+	exited)
+		ss_err "PID $1 ($(ss_line_safe "$(cat "/proc/$1/comm" 2>/dev/null)")) has exited"
+		;;
+	*)
+		ss_err "no process with PID $1 in this PID namespace (list them: sidescope ps)"
+		;;
 	esac
 	return 1
-}
-
-# Check that PID $1 is a process a script can take: it exists in this PID
-# namespace, it is no thread of another (its Tgid is itself), no kernel
-# thread, not exited. Prints nothing; on failure says what it is instead,
-# returns 1.
-ss_check_pid() {
-	_tgid=$(sed -n 's/^Tgid:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null) || _tgid=""
-	if ! ss_is_uint "$_tgid"; then
-		ss_err "no process with PID $1 in this PID namespace (list them: sidescope ps)"
-		return 1
-	fi
-	if [ "$_tgid" != "$1" ]; then
-		ss_err "PID $1 is a thread of process $_tgid ($(ss_line_safe "$(cat "/proc/$_tgid/comm" 2>/dev/null)")); use -p $_tgid"
-		return 1
-	fi
-	if ss_is_kthread "$1"; then
-		ss_err "PID $1 is a kernel thread ($(ss_line_safe "$(cat "/proc/$1/comm" 2>/dev/null)")): it has no user space"
-		return 1
-	fi
-	if ss_is_zombie "$1"; then
-		ss_err "PID $1 ($(ss_line_safe "$(cat "/proc/$1/comm" 2>/dev/null)")) has exited"
-		return 1
-	fi
-	return 0
 }
 
 # One process of those that a name matched: ss_pick_one NAME PID...

@@ -219,6 +219,36 @@ static void test_maps_changed(void)
 	ok(hash__words(b, sizeof(b) - 3) != h, "and so do fewer bytes");
 }
 
+/* The one target rule (proc__target_kind) and the words of
+ * proc__check_target over it: a process, a thread, a kernel thread, a
+ * zombie, nothing. */
+static void test_target(void)
+{
+	struct proc_status st;
+	struct err e;
+
+	is_int(proc__target_kind(4242, &st), PROC_TARGET_OK, "a process is a target");
+	is_int(proc__target_kind(77, &st), PROC_TARGET_OK, "a weird name is still a target");
+	is_int(proc__target_kind(78, &st), PROC_TARGET_THREAD, "a thread is not");
+	is_int(st.tgid, 77, "a thread's process is its Tgid");
+	is_int(proc__target_kind(2, &st), PROC_TARGET_KTHREAD, "a kernel thread is not");
+	is_int(proc__target_kind(79, &st), PROC_TARGET_EXITED, "a zombie is not");
+	is_int(proc__target_kind(999999, &st), PROC_TARGET_NONE, "a missing PID is none");
+
+	is_int(proc__check_target(4242, &e), 0, "check: a process");
+	is_int(proc__check_target(78, &e), -ECHILD, "check: a thread, ECHILD");
+	is_str(e.msg, "PID 78 is a thread (worker) of process 77 (a (weird) name), not a process; "
+	       "use -p 77", "check: the thread's words");
+	is_int(proc__check_target(2, &e), -EPERM, "check: a kernel thread, EPERM");
+	is_str(e.msg, "PID 2 is a kernel thread (kthreadd): it has no user space (kernel work: "
+	       "profile -a --kernel-only)", "check: the kernel thread's words");
+	is_int(proc__check_target(79, &e), -ESRCH, "check: a zombie, ESRCH");
+	is_str(e.msg, "PID 79 (gone) has exited", "check: the zombie's words");
+	is_int(proc__check_target(999999, &e), -ESRCH, "check: nothing, ESRCH");
+	is_str(e.msg, "no process with PID 999999 in this PID namespace (see 'sidescope ps')",
+	       "check: the missing PID's words");
+}
+
 static void test_parse_numbers(void)
 {
 	uint64_t v;
@@ -252,6 +282,7 @@ int main(void)
 	test_cmdline_cgroup();
 	test_maps();
 	test_maps_changed();
+	test_target();
 	test_parse_numbers();
 	return done_testing();
 }

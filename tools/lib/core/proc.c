@@ -228,19 +228,40 @@ bool proc__is_kernel_thread(pid_t pid)
 	return kthread;
 }
 
+enum proc_target proc__target_kind(pid_t pid, struct proc_status *st)
+{
+	char *buf;
+	bool zombie = false;
+
+	if (proc__read_status(pid, st))
+		return PROC_TARGET_NONE;
+	if (st->tgid != pid)
+		return PROC_TARGET_THREAD;
+	if (proc__is_kernel_thread(pid))
+		return PROC_TARGET_KTHREAD;
+	if (read_proc_file(pid, "stat", &buf, NULL) == 0) {
+		const char *p = strrchr(buf, ')');
+
+		zombie = p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+		free(buf);
+	}
+	return zombie ? PROC_TARGET_EXITED : PROC_TARGET_OK;
+}
+
 int proc__check_target(pid_t pid, struct err *e)
 {
 	struct proc_status st, leader;
 	char name[ESCAPE_MAX(sizeof(st.name)) + 1], lname[sizeof(name)];
-	char *buf;
-	bool zombie = false;
+	enum proc_target kind = proc__target_kind(pid, &st);
 
-	if (proc__read_status(pid, &st))
+	if (kind == PROC_TARGET_NONE)
 		return err__set(e, ESRCH, "no process with PID %d in this PID namespace (see "
 				"'sidescope ps')", (int)pid);
+	if (kind == PROC_TARGET_OK)
+		return 0;
 	/* the name is the app's: escaped for the terminal */
 	escape__str(name, sizeof(name), st.name, strlen(st.name), 0, 0);
-	if (st.tgid != pid) {
+	if (kind == PROC_TARGET_THREAD) {
 		if (proc__read_status(st.tgid, &leader))
 			leader.name[0] = '\0';
 		escape__str(lname, sizeof(lname), leader.name, strlen(leader.name), 0, 0);
@@ -248,18 +269,10 @@ int proc__check_target(pid_t pid, struct err *e)
 				"process; use -p %d", (int)pid, name, (int)st.tgid, lname,
 				(int)st.tgid);
 	}
-	if (proc__is_kernel_thread(pid))
+	if (kind == PROC_TARGET_KTHREAD)
 		return err__set(e, EPERM, "PID %d is a kernel thread (%s): it has no user space "
 				"(kernel work: profile -a --kernel-only)", (int)pid, name);
-	if (read_proc_file(pid, "stat", &buf, NULL) == 0) {
-		const char *p = strrchr(buf, ')');
-
-		zombie = p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
-		free(buf);
-	}
-	if (zombie)
-		return err__set(e, ESRCH, "PID %d (%s) has exited", (int)pid, name);
-	return 0;
+	return err__set(e, ESRCH, "PID %d (%s) has exited", (int)pid, name);
 }
 
 bool proc__alive(pid_t pid, uint64_t start)

@@ -42,6 +42,19 @@ bool proc__alive(pid_t pid, uint64_t start);
 int proc__parse_stat_flags(const char *buf, unsigned long *flags);
 bool proc__is_kernel_thread(pid_t pid);
 
+/* What PID is to a command that wants a process to trace: the one rule,
+ * which proc__check_target words and 'sidescope plumbing target' answers
+ * for the scripts. */
+enum proc_target {
+	PROC_TARGET_OK,		/* a live user-space process */
+	PROC_TARGET_NONE,	/* no such process in this PID namespace */
+	PROC_TARGET_THREAD,	/* a thread of process ST->tgid */
+	PROC_TARGET_KTHREAD,	/* a kernel thread: no user space */
+	PROC_TARGET_EXITED,	/* exited, not reaped yet (a zombie) */
+};
+/* The kind of PID; ST is filled unless PROC_TARGET_NONE. */
+enum proc_target proc__target_kind(pid_t pid, struct proc_status *st);
+
 /* Whether PID names a live user-space process, one that can be a target:
  * 0, or a negative errno with E saying what it is instead (no such
  * process, a thread of process P, a kernel thread, exited), names escaped. */

@@ -125,7 +125,8 @@ PROBE_OPTS=""
 # ReadyToRun body goes quiet. The native tracepoint wrapper the app calls
 # from Echo (an ELF function, always hit) tells when the calls went past.
 kill "$DOTNET_HOST_PID"
-dotnet_start pod DOTNET_TieredCompilation=1
+# (its perf map: the test's way to see Echo recompiled)
+dotnet_start pod DOTNET_TieredCompilation=1 DOTNET_PerfMapEnabled=1
 ok $? "the sample restarted with tiered compilation on"
 tp="$DOTNET_APP_DIR/libsampleapp-tp.so"
 out="$TMPDIR_TEST/tiered.out"

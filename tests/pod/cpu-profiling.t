@@ -82,8 +82,11 @@ if ex sidescope profile --help >/dev/null 2>&1; then
 	ex cpu-profile -d 0 -O /out/term >"$TMPDIR_TEST/term.out" 2>&1 &
 	cpb=$!
 	on_exit "kill $cpb"
-	pod_wait_exec 20 "$pod" sidescope sh -c 'sidescope ps -n sidescope -q | grep -q .'
-	ok $? "cpu-profile -d 0 runs until stopped"
+	# the capture itself: sidescope profile (the script also asks sidescope
+	# plumbing questions, which end at once)
+	pod_wait_exec 60 "$pod" sidescope sh -c 'for p in $(sidescope ps -n sidescope -q); do
+		tr "\0" " " < /proc/$p/cmdline | grep -q " profile " && exit 0; done; exit 1'
+	ok $? "cpu-profile -d 0 runs until stopped" || diag "$(cat "$TMPDIR_TEST/term.out")"
 	ex sh -c 'kill -TERM $(sidescope ps -n cpu-profile -q)'
 	wait "$cpb"
 	is "$?" 0 "SIGTERM: cpu-profile ends with status 0"

@@ -11,6 +11,7 @@ int cmd_flame(int argc, char **argv);
 int cmd_uprobe(int argc, char **argv);
 int cmd_cron(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
+int cmd_stacks(int argc, char **argv);
 /* for the wrapper scripts (scripts/lib/common.sh); not in the help */
 int cmd_plumbing(int argc, char **argv);
 

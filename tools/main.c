@@ -23,6 +23,7 @@ static const struct cmd cmds[] = {
 	{ "ctf", cmd_ctf, "summarize LTTng CTF traces or convert them for Perfetto" },
 	{ "dotnet-methods", cmd_dotnet_methods, "list a .NET ReadyToRun image's methods and file offsets" },
 	{ "flame", cmd_flame, "draw stacks (folded or pprof) as an interactive SVG flame graph" },
+	{ "stacks", cmd_stacks, "every thread's kernel and user stack now, without stopping the app" },
 	{ "uprobe", cmd_uprobe, "print arguments and return values of functions (UTF-16 too)" },
 	{ "timeline", cmd_timeline, "CPU samples, uprobe hits and LTTng events on one clock (Perfetto)" },
 	{ "cron", cmd_cron, "check a cron schedule and show when it runs next" },

@@ -40,7 +40,7 @@ struct env {
 	pid_t *pids;
 	int npids;
 	const char *name, *cgroup, *output, *table_cache;
-	bool all, json, hands_off;
+	bool all, json, hands_off, count_given;
 	uint64_t every_ms, count, max_threads, stack_kb, timeout_s;
 };
 
@@ -131,10 +131,11 @@ static int parse_opt(void *ctx, int opt, const char *arg)
 	case 'c':
 		if (parse_u64(arg, 0, 1000000, &env->count))
 			return usage_error("invalid count '%s'", arg);
+		env->count_given = true;
 		return 0;
 	case OPT_MAX_THREADS:
-		if (parse_u64(arg, 1, 1000000, &env->max_threads))
-			return usage_error("invalid --max-threads '%s' (1 to 1000000)", arg);
+		if (parse_u64(arg, 1, 100000, &env->max_threads))
+			return usage_error("invalid --max-threads '%s' (1 to 100000)", arg);
 		return 0;
 	case OPT_STACK_KB:
 		if (parse_u64(arg, 4, STACKS_MAX_BYTES / 1024, &env->stack_kb))
@@ -167,6 +168,8 @@ static int parse_args(int argc, char **argv, struct env *env)
 	targets = (env->npids > 0) + !!env->name + !!env->cgroup + env->all;
 	if (targets != 1)
 		return usage_error("give exactly one target: -p PID, -n NAME, --cgroup PATH or -a");
+	if (env->count_given && !env->every_ms)
+		return usage_error("-c N counts the snapshots of --every SECONDS; give --every too");
 	if (!env->every_ms)
 		env->count = 1;
 	if (env->output && strcmp(env->output, "-") && stat(env->output, &sb) == 0 &&

@@ -2,7 +2,8 @@
 /* A target for sidescope stacks: threads each doing one known thing.
  *   deadlock_a / deadlock_b   two threads that take two mutexes in opposite
  *                             order and deadlock (lock_first, lock_second)
- *   sleeper                   nanosleep in nap_forever
+ *   sleeper                   nanosleep in nap_forever (named as -s NAME
+ *                             says, any bytes: an app's chosen name)
  *   reader                    read(2) of a pipe nobody writes, in wait_pipe
  *   spinner                   a busy loop in spin_forever
  *   ticker                    wakes every millisecond and keeps the longest
@@ -12,6 +13,8 @@
  *   vforker                   vfork(2)s a child that only sleeps: the thread
  *                             waits for it in uninterruptible sleep (D)
  *                             in wait_child (the child exits with us)
+ *                             (not with -V: ptrace tools wait for ever for
+ *                             such a thread to stop)
  *   pool (-n N)               N threads idle on one condition variable
  * Built without frame pointers: the stacks are walked by unwind tables.
  * Writes "ready" to stdout when every thread is in place. */
@@ -36,6 +39,7 @@ static volatile int in_place;
 static volatile unsigned long spins;
 static int pipefd[2];
 static const char *tick_file;
+static const char *sleeper_name = "sleeper";
 static volatile sig_atomic_t dump_ticks;
 
 static void name(const char *n)
@@ -83,7 +87,7 @@ __attribute__((noinline)) static void nap_forever(void)
 
 static void *sleeper(void *arg)
 {
-	name("sleeper");
+	name(sleeper_name);
 	nap_forever();
 	return arg;
 }
@@ -202,12 +206,16 @@ int main(int argc, char **argv)
 {
 	void *(*fns[])(void *) = { deadlock_a, deadlock_b, sleeper, reader, spinner, ticker,
 				       vforker };
-	int npool = 0, opt, i, want;
+	int npool = 0, opt, i, want, nfns = 7;
 	pthread_attr_t attr;
 	pthread_t t;
 
-	while ((opt = getopt(argc, argv, "n:t:")) != -1) {
-		if (opt == 'n')
+	while ((opt = getopt(argc, argv, "n:t:s:V")) != -1) {
+		if (opt == 's')
+			sleeper_name = optarg;
+		else if (opt == 'V')
+			nfns = 6;	/* vforker is the last */
+		else if (opt == 'n')
 			npool = atoi(optarg);
 		else if (opt == 't')
 			tick_file = optarg;
@@ -219,7 +227,7 @@ int main(int argc, char **argv)
 		return 1;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
-	for (i = 0; i < (int)(sizeof(fns) / sizeof(fns[0])); i++)
+	for (i = 0; i < nfns; i++)
 		if (pthread_create(&t, &attr, fns[i], NULL))
 			return 1;
 	for (i = 0; i < npool; i++)
@@ -228,7 +236,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	/* deadlock_a and b count once each in lock_second */
-	want = 2 + 5 + npool;
+	want = 2 + (nfns - 2) + npool;
 	while (in_place < want)
 		usleep(1000);
 	usleep(100000);	/* into their waits */

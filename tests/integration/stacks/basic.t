@@ -149,7 +149,32 @@ is $? 2 "-o DIR: usage error"
 "$SIDESCOPE" stacks --help > "$T/help" 2>&1
 like "$(cat "$T/help")" "EXAMPLES:" "--help has examples"
 
-# a process that exits while it is read, and one named by -n
+# more threads than the limit: read up to it, the rest counted
+pod_sidecar "$SIDESCOPE" stacks -p "$APP" --max-threads 100 > "$T/max.txt" 2> "$T/max.err"
+ok $? "--max-threads 100"
+like "$(head -n 1 "$T/max.txt")" ": 100 threads" "100 threads read"
+like "$(cat "$T/max.txt")" "908 more threads left out" "the 908 others counted and said"
+"$SIDESCOPE" stacks -p "$APP" -c 2 > /dev/null 2> "$T/e7"
+is $? 2 "-c without --every: usage error"
+
+# a thread name the app chose, with a terminal escape and a newline
+# shellcheck disable=SC2016
+pod_app sh -c 'echo "$$" > "$0"; exec "$@" > /tmp/ready2' "$T/esc.pid" "$prog" -V \
+	-s "$(printf 'zz\033[2J\nx')"
+wait_for_file "$T/esc.pid" 20
+ESC=$(cat "$T/esc.pid")
+on_exit "kill -9 $(pod_host_pid "$ESC")"
+wait_for_grep "/proc/$(pod_host_pid "$ESC")/root/tmp/ready2" ready 30
+pod_sidecar "$SIDESCOPE" stacks -p "$ESC" > "$T/esc.txt" 2>&1
+grep -q "$(printf '\033')" "$T/esc.txt"
+is $? 1 "no escape byte of a thread's name reaches the output"
+like "$(cat "$T/esc.txt")" 'TID [0-9]+ "zz\\x1b\[2J\\nx"' "the name shown escaped"
+pod_sidecar "$SIDESCOPE" stacks -p "$ESC" --json | python3 -c 'import json,sys
+d = json.load(sys.stdin)
+print([t["comm"] for t in d["threads"] if t["comm"].startswith("zz")])' > "$T/esc.json" 2>&1
+is "$(cat "$T/esc.json")" "['zz\x1b[2J\nx']" "and JSON-escaped in --json"
+
+# by name
 pod_sidecar "$SIDESCOPE" stacks -n thread_mix > "$T/byname.txt" 2> "$T/byname.err"
 ok $? "-n NAME"
 like "$(head -n 1 "$T/byname.txt")" "^PID $APP " "finds the app"

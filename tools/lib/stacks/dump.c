@@ -159,6 +159,8 @@ static uint64_t key_of(const struct stk_th *t)
 		h = hash__more(h, t->fr[i].name, strlen(t->fr[i].name) + 1);
 		h = hash__more(h, t->fr[i].module, strlen(t->fr[i].module) + 1);
 	}
+	if (t->r.nr == SYS_FUTEX_)	/* the same futex, or another */
+		h = hash__more(h, &t->r.args[0], sizeof(t->r.args[0]));
 	if (t->owner || t->deadlock)
 		h = hash__more(h, &t->r.tid, sizeof(t->r.tid));	/* each its own */
 	return hash__u64(h);

@@ -290,11 +290,15 @@ int stk_snap__take(struct stk_snap *s, pid_t pid, size_t max_threads, uint64_t d
 	err = run_iter(&ir, pid, 0);
 	st->iter_ns = now_ns() - t0;
 	st->on_cpu = ir.naside;
-	if (!err && !ir.stopped && ir.naside)
-		catch_on_cpu(&ir, pid, st);
-	st->threads = ir.got;
 	if (ir.stopped)
 		st->left_out = 1;	/* at least: the caller counts them */
+	if (!err && ir.naside) {
+		/* the threads put aside are within the limit already */
+		ir.max = (size_t)-1;
+		ir.stopped = 0;
+		catch_on_cpu(&ir, pid, st);
+	}
+	st->threads = ir.got;
 	free(ir.aside);
 	return err;
 }

@@ -55,6 +55,13 @@ is "$?" 0 "doctor profile passes in the least-privilege pod"
 diag "$res"
 like "$res" "PASS  perf maps visible for PIDs $app" "the app's perf map is visible"
 
+# every thread's stack now: the task iterator and the catch on a CPU work
+# with these capabilities and this seccomp profile (no ptrace)
+res=$(ex sidescope stacks -n podapp 2>&1)
+is "$?" 0 "sidescope stacks -n podapp in the least-privilege pod"
+like "$res" "PodApp\\.Jit::Spin\\(\\)  \\(\\[jit\\]\\)" "its thread in its JIT frame, named by the perf map"
+like "$res" "jit_driver  \\(podapp\\)" "over its native frames"
+
 if ex sidescope profile --help >/dev/null 2>&1; then
 	res=$(ex cpu-profile -d 3 2>&1)
 	is "$?" 0 "cpu-profile -d 3"

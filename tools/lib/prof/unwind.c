@@ -25,14 +25,10 @@
 #include "sym/cficache.h"
 #include "sym/cfitab.h"
 #include "sym/elfsym.h"
-
-#define MAX_SEGS 8
+#include "sym/xsegs.h"
 
 /* One object file, by identity: where its rows are, how its file offsets
  * become its addresses. */
-struct uw_seg {
-	uint64_t off, vaddr, filesz;
-};
 
 /* Why a table was left out over a budget (struct uw_file's over) */
 enum uw_over {
@@ -66,8 +62,7 @@ struct uw_file {
 	uint32_t shard, first, count;	/* its rows: in unwind_rows[shard] */
 	uint32_t idx_first, nblocks, block0;	/* their index (struct unwind_map) */
 	uint64_t base;		/* the table's */
-	struct uw_seg seg[MAX_SEGS];	/* executable PT_LOADs */
-	int nseg;
+	struct xsegs segs;	/* executable PT_LOADs */
 };
 
 #define UW_KEPT_FDS_MAX 256	/* /proc/PID/maps kept open at most */
@@ -243,43 +238,6 @@ static int shard_room(const struct unwinder *u, uint32_t n)
 	return -1;
 }
 
-/* Whether a mapping from file offset MAP_OFF maps segment G, and then the
- * link-time address of the mapping's first byte into *VADDR. The kernel
- * maps a segment from its offset rounded down to a page, so a mapping may
- * begin up to a page before the segment's first byte: LLD places an
- * executable segment at, say, offset 0x7a0 and address 0x17a0, mapped
- * from offset 0 at base + 0x1000. Both ends come from the program header,
- * never from the first segment's. */
-static int seg_vaddr_at(const struct uw_seg *g, uint64_t map_off, uint64_t *vaddr)
-{
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-
-	if (map_off < (g->off & ~(page - 1)) || map_off >= g->off + (g->filesz ? g->filesz : 1))
-		return 0;
-	*vaddr = g->vaddr - g->off + map_off;	/* modulo 2^64: a first page below 0 wraps */
-	return 1;
-}
-
-/* The executable PT_LOAD segments of ELF into F. */
-static int elf_segments(Elf *elf, struct uw_file *f)
-{
-	size_t n, i;
-
-	if (elf_getphdrnum(elf, &n))
-		return -ENOEXEC;
-	for (i = 0; i < n && f->nseg < MAX_SEGS; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		f->seg[f->nseg].off = ph.p_offset;
-		f->seg[f->nseg].vaddr = ph.p_vaddr;
-		f->seg[f->nseg].filesz = ph.p_filesz;
-		f->nseg++;
-	}
-	return f->nseg ? 0 : -ENOEXEC;
-}
-
 /* The executable PT_LOAD segments of the ELF file at FD. */
 static int read_segments(int fd, struct uw_file *f)
 {
@@ -294,7 +252,7 @@ static int read_segments(int fd, struct uw_file *f)
 		f->pe = pread(fd, mz, sizeof(mz), 0) == (ssize_t)sizeof(mz) && !memcmp(mz, "MZ", 2);
 		return -ENOEXEC;
 	}
-	err = elf_segments(elf, f);
+	err = xsegs__read(elf, &f->segs);
 	elf_end(elf);
 	return err;
 }
@@ -523,7 +481,7 @@ static struct uw_file *vdso_of(struct unwinder *u, const struct proc_map *m)
 		memcpy(copy, (const void *)base, u->vdso_len);
 		elf = elf_memory(copy, u->vdso_len);
 	}
-	if (elf && elf_kind(elf) == ELF_K_ELF && !(err = elf_segments(elf, f)))
+	if (elf && elf_kind(elf) == ELF_K_ELF && !(err = xsegs__read(elf, &f->segs)))
 		err = cfitab__build_elf(elf, u->vdso_len, &t);
 	if (elf)
 		elf_end(elf);
@@ -867,15 +825,12 @@ static void map_entries(struct unwinder *u, struct uw_proc *p, pid_t pid,
 {
 	struct uw_exe exe = { .read = false };
 	size_t i;
-	int j;
 
 	memset(up, 0, sizeof(*up));
 	for (i = 0; i < maps->n; i++) {
 		const struct proc_map *m = &maps->maps[i];
 		struct uw_file *f;
 		uint64_t vaddr = 0;
-		int found = 0;
-
 		if (m->perms[2] != 'x')
 			continue;
 		if (!m->inode && !strcmp(m->path, "[vdso]"))
@@ -886,9 +841,7 @@ static void map_entries(struct unwinder *u, struct uw_proc *p, pid_t pid,
 			continue;
 		if (!f || (!f->ok && !f->wait))
 			continue;
-		for (j = 0; j < f->nseg && !found; j++)
-			found = seg_vaddr_at(&f->seg[j], m->offset, &vaddr);
-		if (!found)
+		if (!xsegs__vaddr(&f->segs, m->offset, &vaddr))
 			continue;
 		if (up->n == UNWIND_MAX_MAPS) {
 			u->st.maps_cut++;

@@ -16,8 +16,7 @@
 #include "sym/cficache.h"
 #include "sym/cfitab.h"
 #include "sym/elfsym.h"
-
-#define MAX_SEGS 8
+#include "sym/xsegs.h"
 
 /* one object's table and its executable segments */
 struct wk_file {
@@ -28,8 +27,7 @@ struct wk_file {
 	int vdso;
 	int ok;
 	struct cfi_table t;
-	struct { uint64_t off, vaddr, filesz; } seg[MAX_SEGS];
-	int nseg;
+	struct xsegs segs;
 };
 
 struct stk_walker {
@@ -131,42 +129,6 @@ int stk_walker__proc_same(struct stk_walker *w)
 	return same;
 }
 
-static int elf_segs(Elf *elf, struct wk_file *f)
-{
-	size_t n, i;
-
-	if (elf_getphdrnum(elf, &n))
-		return -ENOEXEC;
-	for (i = 0; i < n && f->nseg < MAX_SEGS; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		f->seg[f->nseg].off = ph.p_offset;
-		f->seg[f->nseg].vaddr = ph.p_vaddr;
-		f->seg[f->nseg].filesz = ph.p_filesz;
-		f->nseg++;
-	}
-	return f->nseg ? 0 : -ENOEXEC;
-}
-
-/* The object address of the file offset OFF, through F's segments (the
- * kernel maps from a segment's offset rounded down to a page). */
-static int vaddr_of(const struct wk_file *f, uint64_t off, uint64_t *vaddr)
-{
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	int i;
-
-	for (i = 0; i < f->nseg; i++) {
-		if (off < (f->seg[i].off & ~(page - 1)) ||
-		    off >= f->seg[i].off + (f->seg[i].filesz ? f->seg[i].filesz : 1))
-			continue;
-		*vaddr = f->seg[i].vaddr - f->seg[i].off + off;
-		return 0;
-	}
-	return -1;
-}
-
 static struct wk_file *vdso_file(struct stk_walker *w, const struct proc_map *m)
 {
 	uintptr_t base;
@@ -186,7 +148,7 @@ static struct wk_file *vdso_file(struct stk_walker *w, const struct proc_map *m)
 			memcpy(copy, (const void *)base, len);
 			elf = elf_memory(copy, len);
 		}
-		f->ok = elf && elf_kind(elf) == ELF_K_ELF && !elf_segs(elf, f) &&
+		f->ok = elf && elf_kind(elf) == ELF_K_ELF && !xsegs__read(elf, &f->segs) &&
 			!cfitab__build_elf(elf, len, &f->t);
 		if (elf)
 			elf_end(elf);
@@ -224,7 +186,7 @@ static void build(struct stk_walker *w, struct wk_file *f, int fd, const struct 
 	elf = elfsym__begin(fd, &fsize);
 	if (!elf)
 		return;
-	err = elf_segs(elf, f);
+	err = xsegs__read(elf, &f->segs);
 	elf_end(elf);
 	if (err || w->build_ns >= budget || w->rows >= STK_MAX_ROWS)
 		return;
@@ -328,7 +290,7 @@ int stk_walker__walk(struct stk_walker *w, const struct stacks_rec *r, uint64_t 
 
 			if (f->vdso)
 				vaddr = look - m->start;
-			else if (vaddr_of(f, off, &vaddr))
+			else if (!xsegs__vaddr(&f->segs, off, &vaddr))
 				vaddr = 0;
 			if (vaddr)
 				row = cfitab__find(&f->t, vaddr);

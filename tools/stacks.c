@@ -492,8 +492,10 @@ int cmd_stacks(int argc, char **argv)
 
 	run__catch_stop();
 	ret = parse_args(argc, argv, &env);
-	if (ret >= 0)
+	if (ret >= 0) {
+		free(env.pids);
 		return ret;
+	}
 	ret = 1;
 	r.out = stdout;
 	if (env.output && strcmp(env.output, "-")) {

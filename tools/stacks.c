@@ -395,15 +395,23 @@ static int write_dump(struct run *r)
 	return ferror(r->out) ? -1 : 0;
 }
 
+static uint64_t jit_misses(void *sz, pid_t pid)
+{
+	return symbolizer__jit_misses(sz, pid);
+}
+
 static int round_once(struct run *r, int round)
 {
 	size_t i, done = 0;
 
 	if (find_targets(r))
 		return -1;
+	/* a JVM's perf map is a snapshot: asked again for code compiled since
+	 * (every RTNAMES_REFRESH_NS, or after frames went unnamed) */
+	if (round > 0)
+		rtnames__refresh(r->rt, now_ns(), RTNAMES_REFRESH_BUDGET_NS, jit_misses, r->sz);
 	for (i = 0; i < r->nt; i++) {
-		if (!r->env->hands_off || round == 0)
-			rtnames__see(r->rt, r->t[i].pid);
+		rtnames__see(r->rt, r->t[i].pid);	/* once a process */
 		symbolizer__watch_start(r->sz, r->t[i].pid, r->t[i].start);
 	}
 	for (i = 0; i < r->nt && !run__stop; i++) {

@@ -198,7 +198,6 @@ static int catch_on_cpu(struct iter_run *ir, pid_t pid, struct stk_snap_stats *s
 	struct stacks_rec r;
 	uint64_t t0 = now_ns(), end = t0 + STK_CATCH_MS * 1000000ull;
 	size_t i, left;
-	__u32 zero = 0;
 
 	for (i = 0; i < ir->naside; i++) {
 		__u32 tid = ir->aside[i].tid, slot = (__u32)i, v = slot + 1;
@@ -237,7 +236,6 @@ static int catch_on_cpu(struct iter_run *ir, pid_t pid, struct stk_snap_stats *s
 			close(fds[i]);
 		bpf_map_delete_elem(want_fd, &tid);
 	}
-	(void)zero;
 	st->catch_ns += now_ns() - t0;
 	for (i = 0; i < ir->naside; i++) {
 		__u32 slot = (__u32)i;

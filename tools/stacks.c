@@ -221,15 +221,12 @@ static void add_target(struct run *r, pid_t pid)
 /* the PIDs of cgroup PATH (v2; relative: under /sys/fs/cgroup) */
 static int cgroup_pids(struct run *r, const char *cg)
 {
-	char path[PATH_MAX], *buf = NULL, *line, *save = NULL;
-	struct stat u;
+	char dir[PATH_MAX], path[PATH_MAX + 16], *buf = NULL, *line, *save = NULL;
 	size_t len;
 	int err;
 
-	snprintf(path, sizeof(path), "%s%s/cgroup.procs",
-		 cg[0] == '/' ? "" :
-		 stat("/sys/fs/cgroup/unified/cgroup.procs", &u) == 0 ?
-		 "/sys/fs/cgroup/unified/" : "/sys/fs/cgroup/", cg);
+	proc__cgroup_dir(cg, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
 	err = read_file(path, &buf, &len, 16u << 20);
 	if (err) {
 		p_err("cannot read %s: %s", path, strerror(-err));
@@ -299,21 +296,6 @@ static int on_thread(void *ctx, const struct stacks_rec *rec, uint64_t ubase,
 	return stk_dump__add(&r->d, rec, r->ips, n, why) ? -1 : 0;
 }
 
-static size_t threads_now(pid_t pid)
-{
-	char path[64], *buf = NULL, *p;
-	size_t len, n = 0;
-
-	snprintf(path, sizeof(path), "%s/%d/status", proc__root(), (int)pid);
-	if (read_file(path, &buf, &len, 1u << 16))
-		return 0;
-	p = strstr(buf, "\nThreads:");
-	if (p)
-		n = strtoul(p + 9, NULL, 10);
-	free(buf);
-	return n;
-}
-
 /* T's snapshot into r->d, taken again once when the process exec'd while
  * it was read. 0, or -1 when it is gone (said at -v). */
 static int take(struct run *r, const struct target *t)
@@ -326,7 +308,6 @@ static int take(struct run *r, const struct target *t)
 	for (tries = 0; tries < 2; tries++) {
 		stk_dump__reset(&r->d);
 		r->d.pid = t->pid;
-		r->d.start = t->start;
 		if (proc__read_status(t->pid, &st) == 0)
 			snprintf(r->d.comm, sizeof(r->d.comm), "%s", st.name);
 		err = stk_walker__set_proc(r->walker, t->pid);
@@ -338,11 +319,18 @@ static int take(struct run *r, const struct target *t)
 		err = stk_snap__take(r->snap, t->pid, (size_t)r->env->max_threads,
 				     t0 + r->env->timeout_s * 1000000000ull, on_thread, r, &r->d.st);
 		r->d.took_ns = now_ns() - t0;
-		r->d.threads_now = threads_now(t->pid);
+		if (proc__read_status(t->pid, &st) == 0)
+			r->d.threads_now = (size_t)st.threads;
 		if (err)
 			break;
-		if (stk_walker__proc_same(r->walker) && proc__alive(t->pid, t->start))
+		if (stk_walker__proc_same(r->walker) && proc__alive(t->pid, t->start)) {
+			p_debug("PID %d: %zu threads%s: iterator %.1f ms; %zu on a CPU: %zu caught "
+				"(%.1f ms), %zu read again, %zu as first read", (int)t->pid,
+				r->d.st.threads, r->d.retried ? " (taken again: it exec'd)" : "",
+				(double)r->d.st.iter_ns / 1e6, r->d.st.on_cpu, r->d.st.caught,
+				(double)r->d.st.catch_ns / 1e6, r->d.st.reread, r->d.st.uncaught);
 			return 0;
+		}
 		if (!proc__alive(t->pid, t->start)) {
 			err = -ESRCH;
 			break;

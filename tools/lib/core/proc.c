@@ -132,6 +132,8 @@ int proc__parse_status(const char *buf, struct proc_status *st)
 				last_field(val, &st->nspid, &st->ns_depth);
 			} else if (KEY("NStgid")) {
 				last_field(val, &st->nstgid, NULL);
+			} else if (KEY("Threads")) {
+				st->threads = atoi(val);
 			} else if (KEY("Uid")) {
 				pid_t uid;
 
@@ -367,6 +369,16 @@ int proc__parse_cgroup(const char *buf, char *out, size_t size)
 		return -EINVAL;
 	snprintf(out, size, "%.*s", (int)first_len, first);
 	return 0;
+}
+
+void proc__cgroup_dir(const char *cg, char *buf, size_t size)
+{
+	struct stat u;
+
+	snprintf(buf, size, "%s%s",
+		 cg[0] == '/' ? "" :
+		 stat("/sys/fs/cgroup/unified/cgroup.procs", &u) == 0 ?
+		 "/sys/fs/cgroup/unified/" : "/sys/fs/cgroup/", cg);
 }
 
 int proc__cgroup(pid_t pid, char *buf, size_t size)

@@ -23,6 +23,7 @@ struct proc_status {
 	pid_t nstgid;
 	int ns_depth;	/* number of PID namespaces the process is in */
 	uid_t uid;
+	int threads;	/* Threads: (0 when not said) */
 	char name[64];
 };
 
@@ -65,6 +66,10 @@ int proc__cmdline(pid_t pid, char *buf, size_t size);
 /* The process's cgroup path (the v2 entry, else the first v1 entry). */
 int proc__parse_cgroup(const char *buf, char *out, size_t size);
 int proc__cgroup(pid_t pid, char *buf, size_t size);
+/* The directory of cgroup (v2) CG into BUF: CG itself when absolute, else
+ * under the v2 hierarchy (/sys/fs/cgroup, or /sys/fs/cgroup/unified in a
+ * hybrid layout). */
+void proc__cgroup_dir(const char *cg, char *buf, size_t size);
 /* A short container hint from a cgroup path: the container id (12 chars)
  * when the path names one, else the last path component. */
 void proc__container_hint(const char *cgroup, char *buf, size_t size);

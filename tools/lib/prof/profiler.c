@@ -117,14 +117,9 @@ static void say_chosen(const char *name, const pid_t *pids, int n)
 static int find_cgroup(struct profiler *pr, const char *cgroup)
 {
 	char path[PATH_MAX];
-	struct stat sb, u;
+	struct stat sb;
 
-	/* relative paths: under the v2 hierarchy, which a hybrid layout
-	 * mounts at /sys/fs/cgroup/unified */
-	snprintf(path, sizeof(path), "%s%s",
-		 cgroup[0] == '/' ? "" :
-		 stat("/sys/fs/cgroup/unified/cgroup.procs", &u) == 0 ?
-		 "/sys/fs/cgroup/unified/" : "/sys/fs/cgroup/", cgroup);
+	proc__cgroup_dir(cgroup, path, sizeof(path));
 	if (stat(path, &sb) || !S_ISDIR(sb.st_mode)) {
 		p_err("no cgroup directory %s", path);
 		return -1;

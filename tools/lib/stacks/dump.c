@@ -79,39 +79,67 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p ? p : "";
 }
 
-static struct stk_th *by_tid(const struct stk_dump *d, pid_t tid)
+static int cmp_tid(const void *a, const void *b)
 {
-	size_t i;
+	const struct stk_th *const *x = a, *const *y = b;
 
-	for (i = 0; i < d->n; i++)
-		if ((pid_t)d->th[i].r.tid == tid)
-			return &d->th[i];
-	return NULL;
+	return (*x)->r.tid < (*y)->r.tid ? -1 : (*x)->r.tid > (*y)->r.tid;
 }
 
-/* The thread of the process whose TID in the app's own PID namespace is
- * NSTID, as ours numbers it; 0 when none. SAME: the namespaces are one. */
-static pid_t our_tid(const struct stk_dump *d, pid_t nstid, int same)
+/* The thread TID, by the index stk_dump__name makes: a chain of lock
+ * owners is followed for each of up to 100,000 threads */
+static struct stk_th *by_tid(const struct stk_dump *d, pid_t tid)
 {
+	struct stk_th key, *kp = &key, **hit;
+
+	if (!d->by_tid)
+		return NULL;
+	key.r.tid = (__u32)tid;
+	hit = bsearch(&kp, d->by_tid, d->n, sizeof(*d->by_tid), cmp_tid);
+	return hit ? *hit : NULL;
+}
+
+/* Each thread's TID in the app's own PID namespace (what a mutex holds):
+ * ours when the namespaces are one, else its status's NSpid, read once. */
+static void find_nstids(struct stk_dump *d)
+{
+	struct proc_status st;
+	int same = proc__read_status(d->pid, &st) == 0 && st.nspid == d->pid;
 	size_t i;
 
-	if (nstid <= 0)
-		return 0;
-	if (same)
-		return by_tid(d, nstid) ? nstid : 0;
 	for (i = 0; i < d->n; i++) {
-		struct proc_status st;
+		struct stk_th *t = &d->th[i];
 
-		if (proc__read_status((pid_t)d->th[i].r.tid, &st) == 0 && st.nspid == nstid)
-			return (pid_t)d->th[i].r.tid;
+		t->nstid = (pid_t)t->r.tid;
+		if (!same)
+			t->nstid = proc__read_status((pid_t)t->r.tid, &st) == 0 ? st.nspid : 0;
 	}
-	return 0;
+}
+
+static int cmp_nstid(const void *a, const void *b)
+{
+	const struct stk_th *const *x = a, *const *y = b;
+
+	return (*x)->nstid < (*y)->nstid ? -1 : (*x)->nstid > (*y)->nstid;
+}
+
+/* The thread of the process whose TID in the app's own namespace is
+ * NSTID, as ours numbers it; 0 when none */
+static pid_t our_tid(const struct stk_dump *d, pid_t nstid)
+{
+	struct stk_th key, *kp = &key, **hit;
+
+	if (nstid <= 0 || !d->by_nstid)
+		return 0;
+	key.nstid = nstid;
+	hit = bsearch(&kp, d->by_nstid, d->n, sizeof(*d->by_nstid), cmp_nstid);
+	return hit ? (pid_t)(*hit)->r.tid : 0;
 }
 
 /* The lock a thread waits for in futex(2), and its owner where the futex
  * says: a PI futex holds its owner's TID; a glibc mutex (lock word 1 or
  * 2) has it 8 bytes further. Only a live thread of the process counts. */
-static void find_owner(const struct stk_dump *d, struct stk_th *t, int same)
+static void find_owner(const struct stk_dump *d, struct stk_th *t)
 {
 	const struct stacks_rec *r = &t->r;
 	uint64_t cmd = FUTEX_CMD(r->args[1]);
@@ -124,7 +152,7 @@ static void find_owner(const struct stk_dump *d, struct stk_th *t, int same)
 	else if ((cmd == FUTEX_WAIT_ || cmd == FUTEX_WAIT_BITSET_) &&
 		 (r->futex[0] == 1 || r->futex[0] == 2))
 		nstid = (pid_t)r->futex[2];
-	t->owner = our_tid(d, nstid, same);
+	t->owner = our_tid(d, nstid);
 	if (t->owner == (pid_t)r->tid)
 		t->owner = 0;
 }
@@ -168,8 +196,6 @@ static uint64_t key_of(const struct stk_th *t)
 
 int stk_dump__name(struct stk_dump *d, struct symbolizer *sz)
 {
-	struct proc_status st;
-	int same = proc__read_status(d->pid, &st) == 0 && st.nspid == d->pid;
 	size_t i;
 
 	for (i = 0; i < d->n; i++) {
@@ -196,8 +222,19 @@ int stk_dump__name(struct stk_dump *d, struct symbolizer *sz)
 			t->fr[k].name = f.name ? f.name : "[unknown]";
 		}
 	}
+	free(d->by_tid);
+	free(d->by_nstid);
+	d->by_tid = malloc((d->n + 1) * sizeof(*d->by_tid));
+	d->by_nstid = malloc((d->n + 1) * sizeof(*d->by_nstid));
+	if (!d->by_tid || !d->by_nstid)
+		return -ENOMEM;
+	find_nstids(d);
 	for (i = 0; i < d->n; i++)
-		find_owner(d, &d->th[i], same);
+		d->by_tid[i] = d->by_nstid[i] = &d->th[i];
+	qsort(d->by_tid, d->n, sizeof(*d->by_tid), cmp_tid);
+	qsort(d->by_nstid, d->n, sizeof(*d->by_nstid), cmp_nstid);
+	for (i = 0; i < d->n; i++)
+		find_owner(d, &d->th[i]);
 	find_cycles(d);
 	for (i = 0; i < d->n; i++)
 		d->th[i].key = key_of(&d->th[i]);
@@ -213,6 +250,8 @@ void stk_dump__reset(struct stk_dump *d)
 		free(d->th[i].fr);
 	}
 	free(d->th);
+	free(d->by_tid);
+	free(d->by_nstid);
 	memset(d, 0, sizeof(*d));
 }
 

@@ -29,6 +29,7 @@ struct stk_th {
 	int nk, nu;
 	const char *cut;	/* why the user walk stopped short, or NULL */
 	struct stk_frame *fr;	/* nk + nu, once named */
+	pid_t nstid;		/* its TID in the app's own PID namespace */
 	pid_t owner;		/* the TID holding the lock it waits for (ours) */
 	int deadlock;		/* in a cycle of such waits */
 	uint64_t key;		/* its stack and state, for grouping */
@@ -36,11 +37,12 @@ struct stk_th {
 
 struct stk_dump {
 	pid_t pid;
-	uint64_t start;		/* /proc/PID/stat start time, ticks */
 	char comm[64];
 	int64_t when_ns;	/* CLOCK_REALTIME of the snapshot */
 	struct stk_th *th;
 	size_t n, cap;
+	struct stk_th **by_tid;	/* th by TID, once named (stk_dump__name) */
+	struct stk_th **by_nstid;	/* and by their TIDs in the app's namespace */
 	size_t threads_now;	/* /proc/PID/status Threads: after it */
 	struct stk_snap_stats st;
 	uint64_t took_ns;

@@ -204,9 +204,8 @@ static void *pool(void *arg)
 
 int main(int argc, char **argv)
 {
-	void *(*fns[])(void *) = { deadlock_a, deadlock_b, sleeper, reader, spinner, ticker,
-				       vforker };
-	int npool = 0, opt, i, want, nfns = 7;
+	void *(*fns[])(void *) = { deadlock_a, deadlock_b, sleeper, reader, spinner, ticker };
+	int npool = 0, opt, i, want, nfns = 6, vfork_too = 1;
 	pthread_attr_t attr;
 	pthread_t t;
 
@@ -214,7 +213,7 @@ int main(int argc, char **argv)
 		if (opt == 's')
 			sleeper_name = optarg;
 		else if (opt == 'V')
-			nfns = 6;	/* vforker is the last */
+			vfork_too = 0;
 		else if (opt == 'n')
 			npool = atoi(optarg);
 		else if (opt == 't')
@@ -235,8 +234,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "thread %d: cannot create\n", i);
 			return 1;
 		}
+	/* last, so that its child's PID does not fall among the pool's TIDs */
+	if (vfork_too && pthread_create(&t, &attr, vforker, NULL))
+		return 1;
 	/* deadlock_a and b count once each in lock_second */
-	want = 2 + (nfns - 2) + npool;
+	want = 2 + (nfns - 2) + vfork_too + npool;
 	while (in_place < want)
 		usleep(1000);
 	usleep(100000);	/* into their waits */

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "core/log.h"
 #include "core/util.h"
+#include "sym/debuginfod.h"
 
 #ifndef SIDESCOPE_VERSION
 #define SIDESCOPE_VERSION "unknown"
@@ -28,6 +29,7 @@ static const struct cmd cmds[] = {
 	{ "timeline", cmd_timeline, "CPU samples, uprobe hits and LTTng events on one clock (Perfetto)" },
 	{ "cron", cmd_cron, "check a cron schedule and show when it runs next" },
 	{ "plumbing", cmd_plumbing, NULL },
+	{ "debuginfod-fetch", debuginfod__fetch_main, NULL },
 };
 
 static void usage(FILE *f)

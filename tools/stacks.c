@@ -29,6 +29,8 @@
 #include "stacks/snap.h"
 #include "stacks/walk.h"
 #include "sym/cficache.h"
+#include "sym/debuginfod.h"
+#include "sym/elfsym.h"
 #include "sym/symbolize.h"
 
 /* processes a snapshot covers at most (-a, --cgroup) */
@@ -196,6 +198,7 @@ struct run {
 	struct symbolizer *sz;
 	struct rtnames *rt;
 	struct cficache *cache;
+	struct debuginfod *dbg;		/* debug files fetched into the cache */
 	struct stk_dump d;
 	uint64_t ips[STK_MAX_FRAMES];
 	int walk_err;
@@ -429,6 +432,10 @@ static int open_all(struct run *r)
 		if (!r->cache && strcmp(r->env->table_cache, CFICACHE_DIR))
 			p_warn("--table-cache %s: %s; tables are built each run", r->env->table_cache,
 			       why);
+		if (r->cache) {
+			r->dbg = debuginfod__open(r->env->table_cache);
+			elfsym__set_debuginfod(r->dbg);
+		}
 	}
 	r->sz = symbolizer__new();
 	r->walker = stk_walker__new(r->cache);
@@ -453,6 +460,8 @@ static void close_all(struct run *r)
 	}
 	stk_walker__free(r->walker);
 	symbolizer__free(r->sz);
+	elfsym__set_debuginfod(NULL);
+	debuginfod__close(r->dbg);
 	cficache__close(r->cache);
 	free(r->t);
 }

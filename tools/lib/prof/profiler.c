@@ -37,6 +37,8 @@
 #include "profile.h"
 #include "profile.skel.h"
 #include "sym/cficache.h"
+#include "sym/debuginfod.h"
+#include "sym/elfsym.h"
 #include "sym/stackcache.h"
 #include "sym/symbolize.h"
 
@@ -64,6 +66,7 @@ struct profiler {
 	bool tables;		/* --unwind: user stacks by unwind tables */
 	struct unwinder *uw;
 	struct cficache *cache;	/* --table-cache */
+	struct debuginfod *dbg;	/* debug files fetched into it */
 	struct rtnames *rt;	/* JIT names asked of the targets' runtimes */
 };
 
@@ -219,8 +222,11 @@ static void open_cache(struct profiler *pr)
 	if (!pr->o.table_cache || pr->cache)
 		return;
 	pr->cache = cficache__open(pr->o.table_cache, CFICACHE_MAX_BYTES, why, sizeof(why));
-	if (pr->cache)
+	if (pr->cache) {
+		pr->dbg = debuginfod__open(pr->o.table_cache);
+		elfsym__set_debuginfod(pr->dbg);
 		return;
+	}
 	err = errno;
 	if (err == EPERM || err == ELOOP || err == ENOTDIR ||
 	    strcmp(pr->o.table_cache, CFICACHE_DIR))
@@ -1004,6 +1010,8 @@ void profiler__free(struct profiler *pr)
 	capture__free(&pr->c);
 	unwinder__free(pr->uw);
 	rtnames__free(pr->rt);
+	elfsym__set_debuginfod(NULL);
+	debuginfod__close(pr->dbg);
 	cficache__close(pr->cache);
 	profile_bpf__destroy(pr->skel);
 	stackcache__free(pr->c.stacks);

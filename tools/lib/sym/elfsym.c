@@ -20,6 +20,7 @@
 
 #include "core/appfile.h"
 #include "sym/budget.h"
+#include "sym/debuginfod.h"
 #include "sym/demangle.h"
 #include "sym/elfsym.h"
 #include "core/util.h"
@@ -553,8 +554,46 @@ cleanup:
 	return fd;
 }
 
+static struct debuginfod *debuginfod;
+
+void elfsym__set_debuginfod(struct debuginfod *d)
+{
+	debuginfod = d;
+}
+
+struct try_ctx {
+	const struct elf_syms *s;
+	elfsym_debug_fn fn;
+	void *ctx;
+	const struct budget *time;
+};
+
+/* debuginfod_try_fn: a fetched file, judged as one found in a root */
+static int try_fetched(int dirfd, const char *rel, void *ctx)
+{
+	struct try_ctx *t = ctx;
+
+	return try_debug_file(dirfd, rel, t->s, t->fn, t->ctx, t->time);
+}
+
+static int find_local(int rootfd, const char *rel, const struct elf_syms *s,
+		      elfsym_debug_fn fn, void *ctx, const struct budget *time);
+
 int elfsym__find_debug_in(int rootfd, const char *rel, const struct elf_syms *s,
 			  elfsym_debug_fn fn, void *ctx, const struct budget *time)
+{
+	struct try_ctx t = { s, fn, ctx, time };
+	int fd = find_local(rootfd, rel, s, fn, ctx, time);
+
+	/* a file of the app's own root first; the servers' by build id
+	 * only, never by a debug link's name */
+	if (fd != -ENOENT || !debuginfod || !s->build_id[0])
+		return fd;
+	return debuginfod__find(debuginfod, s->build_id, try_fetched, &t, time);
+}
+
+static int find_local(int rootfd, const char *rel, const struct elf_syms *s,
+		      elfsym_debug_fn fn, void *ctx, const struct budget *time)
 {
 	char buf[2 * PATH_MAX + 64], dir[PATH_MAX];
 	const char *slash, *link = s->debuglink;

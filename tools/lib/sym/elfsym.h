@@ -96,6 +96,11 @@ typedef int (*elfsym_debug_fn)(int fd, Elf *elf, uint64_t fsize, const char *pat
  * (caller closes it), -ETIME when TIME ran out first, or -ENOENT. */
 int elfsym__find_debug_in(int rootfd, const char *rel, const struct elf_syms *s,
 			  elfsym_debug_fn fn, void *ctx, const struct budget *time);
+struct debuginfod;
+/* After the places above, ask D (sym/debuginfod: debug files fetched by
+ * build id into the sidecar's own cache) for files with a build id; NULL:
+ * none. For the whole process: the capture's commands set it once. */
+void elfsym__set_debuginfod(struct debuginfod *d);
 
 /* Build id as lowercase hex ("" when the file has none). */
 const char *elfsym__build_id(const struct elf_syms *s);

@@ -7,8 +7,10 @@
 # each and a capture written on time, and a fetch never outlives its
 # budget nor leaves its bytes behind.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
+. "$SIDESCOPE_SRC/tests/lib/pprof.sh"
 require_root
 require_cmd debuginfod curl objcopy strip python3 pgrep jq busybox
+require_pprof
 [ -r /sys/kernel/btf/vmlinux ] || skip_all "needs kernel BTF"
 PROG="$SIDESCOPE_BUILD/tests/progs/dbg_spin"
 [ -x "$PROG" ] || skip_all "needs $PROG (make)"
@@ -90,6 +92,10 @@ is "$?" 0 "the server stopped: profiled again"
 pct=$(named second)
 ok "$([ "$pct" -ge 90 ]; echo $?)" "still named, from the cache ($pct%)"
 unlike "$(cat "$T/second.err")" "$SHORT" "no fetch of it, nothing said"
+DEBUGINFOD_URLS="$URL" "$SIDESCOPE" profile -p "$APP" -F 199 -d 1 --user-only \
+	--table-cache "$T/cache.second" -o "$T/lines.pb.gz" 2> /dev/null
+like "$("$PPROF" -symbolize=none -raw "$T/lines.pb.gz" 2>&1)" "spin_inner [^ ]*dbg_spin\.c:[0-9]+" \
+	"pprof: its source lines from the debug file too"
 mkdir -m 700 "$T/cache.stacks"
 cp -a "$T/cache.first/debuginfod" "$T/cache.stacks/"
 DEBUGINFOD_URLS="$URL" "$SIDESCOPE" stacks -p "$APP" --table-cache "$T/cache.stacks" \

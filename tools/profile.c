@@ -150,6 +150,12 @@ static const struct cli cli = {
 "status is 0; only a signal in the first milliseconds, before sidescope has\n"
 "set up, ends it with 128+N and no output.\n"
 "\n"
+"ENVIRONMENT:\n"
+"  DEBUGINFOD_URLS     servers to fetch stripped files' debug files from, by\n"
+"                      build ID (kept in the table cache's debuginfod/);\n"
+"                      DEBUGINFOD_TIMEOUT (s, default 30) and DEBUGINFOD_MAXSIZE\n"
+"                      (bytes, default 256 MB) bound each fetch\n"
+"\n"
 "EXAMPLES:\n"
 "  sidescope profile -n dotnet -d 30                 # top functions\n"
 "  sidescope profile -p 7 -o cpu.pb.gz -o cpu.folded # pprof and folded\n"
@@ -160,7 +166,8 @@ static const struct cli cli = {
 "  sidescope profile -p 7 --wall --split tid -o wall.folded # per thread\n"
 "  sidescope profile -p 7 --off-cpu --wakers -o wake.svg # and who woke them\n"
 "  sidescope profile -p 7 --unwind tables -o cpu.svg # code without frame pointers\n"
-"  sidescope profile -p 7 --table-cache none -o cpu.svg # tables built afresh\n",
+"  sidescope profile -p 7 --table-cache none -o cpu.svg # tables built afresh\n"
+"  DEBUGINFOD_URLS=https://debuginfod.debian.net sidescope profile -p 7 -o a.svg\n",
 	.col = 22,
 };
 

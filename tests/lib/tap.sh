@@ -2,6 +2,11 @@
 # TAP helpers for the shell tests. Source it, call the checks, end with
 # done_testing. Needs: SIDESCOPE (the binary) and SIDESCOPE_SRC from make.
 
+# a machine whose profile sets debuginfod servers (Debian's
+# libdebuginfod-common can) would make every capture ask them: the tests
+# that mean to set them
+unset DEBUGINFOD_URLS DEBUGINFOD_TIMEOUT DEBUGINFOD_MAXSIZE
+
 _tap_n=0
 _tap_failed=0
 _tap_cleanups=""

@@ -432,11 +432,9 @@ static int open_all(struct run *r)
 		if (!r->cache && strcmp(r->env->table_cache, CFICACHE_DIR))
 			p_warn("--table-cache %s: %s; tables are built each run", r->env->table_cache,
 			       why);
-		if (r->cache) {
-			r->dbg = debuginfod__open(r->env->table_cache);
-			elfsym__set_debuginfod(r->dbg);
-		}
 	}
+	r->dbg = debuginfod__open(r->cache ? r->env->table_cache : NULL);
+	elfsym__set_debuginfod(r->dbg);
 	r->sz = symbolizer__new();
 	r->walker = stk_walker__new(r->cache);
 	r->rt = rtnames__new(&(struct rtnames_opts){ .hands_off = r->env->hands_off });

@@ -118,6 +118,11 @@ is "$(lines closed 'debuginfod')" 1 "one line about the server"
 like "$(cat "$T/closed.err")" "debuginfod: no debug file for build ID [0-9a-f]{16}\.\.\.: Connection refused" \
 	"saying it refused"
 
+DEBUGINFOD_URLS="$URL" "$SIDESCOPE" profile -p "$APP" -d 1 --table-cache none \
+	-o "$T/none.folded" 2> "$T/none.err"
+like "$(cat "$T/none.err")" "warning: debuginfod not used: its files are kept in the table cache, which this capture does not use" \
+	"--table-cache none: one line says no server is asked"
+
 # bad MODE [VAR=VALUE...]: a capture with the fake server in MODE, checked
 # to end with its profile in under 6 s; $T/MODE.err what it said
 bad() {

@@ -67,6 +67,7 @@ struct profiler {
 	struct unwinder *uw;
 	struct cficache *cache;	/* --table-cache */
 	struct debuginfod *dbg;	/* debug files fetched into it */
+	bool cache_tried;
 	struct rtnames *rt;	/* JIT names asked of the targets' runtimes */
 };
 
@@ -219,20 +220,24 @@ static void open_cache(struct profiler *pr)
 	char why[PATH_MAX + 128];
 	int err;
 
-	if (!pr->o.table_cache || pr->cache)
+	if (pr->cache_tried)
 		return;
-	pr->cache = cficache__open(pr->o.table_cache, CFICACHE_MAX_BYTES, why, sizeof(why));
-	if (pr->cache) {
-		pr->dbg = debuginfod__open(pr->o.table_cache);
-		elfsym__set_debuginfod(pr->dbg);
-		return;
+	pr->cache_tried = true;
+	if (pr->o.table_cache) {
+		pr->cache = cficache__open(pr->o.table_cache, CFICACHE_MAX_BYTES, why,
+					   sizeof(why));
+		err = errno;
+		if (pr->cache)
+			;
+		else if (err == EPERM || err == ELOOP || err == ENOTDIR ||
+			 strcmp(pr->o.table_cache, CFICACHE_DIR))
+			p_warn("table cache not used: %s", why);
+		else
+			p_debug("table cache not used: %s", why);
 	}
-	err = errno;
-	if (err == EPERM || err == ELOOP || err == ENOTDIR ||
-	    strcmp(pr->o.table_cache, CFICACHE_DIR))
-		p_warn("table cache not used: %s", why);
-	else
-		p_debug("table cache not used: %s", why);
+	/* debug files fetched by build id are kept there too */
+	pr->dbg = debuginfod__open(pr->cache ? pr->o.table_cache : NULL);
+	elfsym__set_debuginfod(pr->dbg);
 }
 
 /* The symbolizer (symbol tables kept in the table cache), the profile and

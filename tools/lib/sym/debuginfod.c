@@ -106,7 +106,7 @@ struct debuginfod *debuginfod__open(const char *table_cache)
 
 	if (!urls_set() || !table_cache) {
 		if (urls_set())
-			p_warn("debuginfod not used: it needs the table cache (--table-cache none)");
+			p_warn("debuginfod not used: its files are kept in the table cache, which this capture does not use");
 		errno = ENOENT;
 		return NULL;
 	}

@@ -83,7 +83,9 @@ pod_wait_exec 20 "$pod" sidescope test -s /dev/shm/py.ready
 ok $? "a Python app using the LTTng agent started"
 py=$(ex cat /dev/shm/py.ready)
 ex lttng-capture --domain python -p "$py" -d 3 -O /out/py --json >"$TMPDIR_TEST/py.out" 2>"$TMPDIR_TEST/py.err"
-is "$?" 0 "lttng-capture --domain python -p $py -d 3" || diag "$(cat "$TMPDIR_TEST/py.err")"
+rc=$?
+is "$rc" 0 "lttng-capture --domain python -p $py -d 3"
+[ "$rc" = 0 ] || diag "$(cat "$TMPDIR_TEST/py.err")"
 n=$(ex sidescope ctf summary /out/py --json | jq '.by_name[] | select(.name == "lttng_python:event") | .count')
 ok "$([ "${n:-0}" -ge 50 ] 2>/dev/null; echo $?)" "ctf summary: ${n:-0} Python log records in 3 s (>= 50 at 100/s)"
 like "$(ex sh -c 'babeltrace2 /out/py | head -n 1')" 'logger_name = "sidescope.agent"' "babeltrace2 shows the logger"

@@ -5,7 +5,8 @@
 # publishes its agent port in the app's /var/run/lttng; apps started after
 # it register in their domain, doctor lttng --json lists them with the
 # port, and lttng-capture records their log records (ctf summary counts
-# them). A Python app started before the sidecar never registers:
+# them), as does timeline-capture --lttng. A Python app started before the
+# sidecar never registers:
 # lttng-capture says why in one line, as it does for an app without agent.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/pod.sh"
@@ -57,7 +58,9 @@ pod_sidecar env SIDESCOPE_LTTNG_APPS=/run/lttng-apps busybox sh "$LOOP" --sideca
 loop_bg=$!
 on_exit "kill $loop_bg"
 wait_for_file "$ready" 20 || [ -e "$ready" ]
-ok $? "capture-loop --sidecar is ready" || diag "$(cat "$T/loop.err")"
+rc=$?
+ok "$rc" "capture-loop --sidecar is ready"
+[ "$rc" = 0 ] || diag "$(cat "$T/loop.err")"
 like "$(cat "$T/loop.err")" "lttng-sessiond started \\(PID [0-9]+\\), agent port [0-9]+ published in /run/lttng-apps/agent.port" \
 	"it started lttng-sessiond and published its agent port"
 port=$(pod_sidecar cat /var/run/lttng/agent.port)
@@ -100,7 +103,9 @@ like "$text" "python: $py; jul: $jul; log4j: none" "doctor lttng says it in word
 capture() {
 	pod_sidecar busybox sh "$CAP" --domain "$2" -p "$3" -d 3 -O "$T/$1" --json \
 		>"$T/$1.out" 2>"$T/$1.err"
-	ok $? "lttng-capture --domain $2 -p $3 -d 3" || diag "$(cat "$T/$1.err")"
+	_rc=$?
+	ok "$_rc" "lttng-capture --domain $2 -p $3 -d 3"
+	[ "$_rc" = 0 ] || diag "$(cat "$T/$1.err")"
 	"$SIDESCOPE" ctf summary "$T/$1" --json >"$T/$1.sum"
 	ok $? "ctf summary reads the trace"
 	n=$(jq ".by_name[] | select(.name == \"lttng_$2:event\") | .count" "$T/$1.sum")
@@ -114,6 +119,17 @@ like "$(babeltrace2 "$T/py" | head -n 1)" 'msg = "record [0-9]+", logger_name = 
 capture jul jul "$jul"
 like "$(babeltrace2 "$T/jul" | head -n 1)" 'msg = "record [0-9]+", logger_name = "sidescope.jul"' \
 	"babeltrace2 shows the JUL logger and the message"
+
+# the timeline's --lttng takes the agents' records too
+pod_sidecar env SIDESCOPE_LTTNG_APPS=/run/lttng-apps busybox sh "$SIDESCOPE_SRC/scripts/timeline-capture" \
+	-p "$py" -d 2 -F 19 --lttng -o "$T/py.timeline.json" >"$T/tl.out" 2>"$T/tl.err"
+rc=$?
+ok "$rc" "timeline-capture -p $py --lttng"
+[ "$rc" = 0 ] || diag "$(cat "$T/tl.err")"
+n=$(jq '[.traceEvents[] | select(.name == "lttng_python:event")] | length' "$T/py.timeline.json")
+ok "$([ "${n:-0}" -ge 50 ] 2>/dev/null; echo $?)" "the timeline holds ${n:-0} Python records in 2 s (>= 50)"
+is "$(jq -r '[.traceEvents[] | select(.name == "lttng_python:event")][0].args.logger_name' "$T/py.timeline.json")" \
+	sidescope.agent "with the logger in the arguments"
 
 # ---- 5. no registration: the reason in one line -----------------------------
 out=$(pod_sidecar busybox sh "$CAP" --domain python -p "$early" -d 1 --wait 1 -O "$T/early" 2>&1)

@@ -38,9 +38,9 @@ mkdir -p "$T/classes"
 javac -d "$T/classes" -cp "$JARS" "$SIDESCOPE_SRC/tests/progs/LttngJul.java" 2>"$T/javac.err"
 ok $? "javac compiled tests/progs/LttngJul.java" || { diag "$(cat "$T/javac.err")"; done_testing; exit 1; }
 
-# py_app TAG: the Python app in its own container; sets $app (pod PID)
+# py_app TAG [LOGGER]: the Python app in its own container; sets $app (pod PID)
 py_app() {
-	pod_app "$PY" "$SIDESCOPE_SRC/tests/progs/lttng_agent.py" "$T/$1.ready" 100
+	pod_app "$PY" "$SIDESCOPE_SRC/tests/progs/lttng_agent.py" "$T/$1.ready" 100 "${2:-sidescope.agent}"
 	wait_for_file "$T/$1.ready" 20 || return 1
 	app=$(cat "$T/$1.ready")
 	_h=$(pod_host_pid "$app") && on_exit "kill $_h"
@@ -116,6 +116,23 @@ capture() {
 capture py python "$py"
 like "$(babeltrace2 "$T/py" | head -n 1)" 'msg = "record [0-9]+", logger_name = "sidescope.agent"' \
 	"babeltrace2 shows the logger and the message"
+# an app that logs on the root logger alone lists no logger: 'lttng list
+# --python' does not show it, its records are recorded all the same
+py_app rootpy root
+ok $? "a Python app logging on the root logger alone (pid $app)"
+rootpy=$app
+pod_sidecar busybox sh "$CAP" --domain python -p "$rootpy" -d 1 -O "$T/rootpy" --json \
+	>"$T/rootpy.out" 2>"$T/rootpy.err"
+rc=$?
+ok "$rc" "lttng-capture --domain python -p $rootpy -d 1"
+[ "$rc" = 0 ] || diag "$(cat "$T/rootpy.err")"
+n=$(jq .events "$T/rootpy.out")
+ok "$([ "${n:-0}" -ge 20 ] 2>/dev/null; echo $?)" "${n:-0} records in 1 s (>= 20, logged at 100/s)"
+json=$(pod_sidecar busybox sh "$DOCTOR" lttng --json -O /run/sidescope/out 2>/dev/null)
+is "$(printf '%s' "$json" | jq -c '.[] | select(.check == "lttng_apps") | [.apps.python[].pid] | sort')" \
+	"$(printf '[%s]' "$(printf '%s\n' "$py" "$rootpy" | sort -n | paste -s -d , -)")" \
+	"doctor lttng --json counts it among the python apps"
+pod_sidecar kill "$rootpy"
 capture jul jul "$jul"
 like "$(babeltrace2 "$T/jul" | head -n 1)" 'msg = "record [0-9]+", logger_name = "sidescope.jul"' \
 	"babeltrace2 shows the JUL logger and the message"

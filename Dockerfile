@@ -11,6 +11,10 @@
 #
 # Default command: idle until SIGTERM (use it with 'kubectl exec'); with
 # SIDESCOPE_SCHEDULE set, periodic capture instead (see capture-loop -h).
+# Either way it first starts lttng-sessiond when the app's LTTng directory
+# is mounted at /run/lttng-apps, so that the LTTng agents of an app started
+# after the sidecar (Python, Java: in the app's image, not this one) find
+# it.
 
 FROM docker.io/library/debian:bookworm AS build
 ENV DEBIAN_FRONTEND=noninteractive

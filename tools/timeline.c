@@ -46,11 +46,13 @@ static const struct cli_opt opts[] = {
 				 "its hits are instants with their arguments;\n"
 				 "may be repeated" },
 	{ OPT_LTTNG, "lttng", NULL, "also the process's LTTng user-space events\n"
-				    "(starts lttng-sessiond when none runs)",
+				    "and its LTTng agents' log records (Python,\n"
+				    "JUL, log4j); starts lttng-sessiond when none\n"
+				    "runs",
 	  CLI_STORE_TRUE(struct env, lttng) },
 	{ OPT_LTTNG_EVENT, "lttng-event", "NAME", "only these LTTng events (patterns, as 'lttng\n"
-						  "enable-event' takes them; implies --lttng);\n"
-						  "may be repeated" },
+						  "enable-event' takes them; for agents, logger\n"
+						  "names; implies --lttng); may be repeated" },
 	{ OPT_REGISTER_WAIT, "register-wait", "MS", "--lttng: how long the app may take to\n"
 						    "register with lttng-sessiond (default 5000)" },
 	{ 'o', "output", "FILE", "the Chrome trace event JSON file (required)",
@@ -75,11 +77,13 @@ static const struct cli cli = {
 "\n"
 "Records at once, with BPF timestamps (CLOCK_MONOTONIC): the stacks of the\n"
 "process's threads sampled on every CPU, each probe's hits with their\n"
-"decoded arguments, and with --lttng its LTTng user-space events, whose\n"
-"clock is checked against ours. One track per thread: samples are slices\n"
-"named by their leaf function (consecutive samples with the same leaf\n"
-"merged, the whole stack in the slice's arguments), probe hits and LTTng\n"
-"events instants, LTTng begin/end pairs (Start/Stop, Begin/End) slices.\n"
+"decoded arguments, and with --lttng its LTTng user-space events (its LTTng\n"
+"agents' log records too: lttng_python:event, lttng_jul:event... with the\n"
+"logger and the message), whose clock is checked against ours. One track\n"
+"per thread: samples are slices named by their leaf function (consecutive\n"
+"samples with the same leaf merged, the whole stack in the slice's\n"
+"arguments), probe hits and LTTng events instants, LTTng begin/end pairs\n"
+"(Start/Stop, Begin/End) slices.\n"
 "\"otherData\" says what was lost.\n"
 "\n",
 	.opts = opts,

@@ -109,6 +109,15 @@ pod_play() { # pod_play SPEC [SED_EXPR...]
 	for _e in "$@"; do
 		sed -i -e "$_e" "$POD_SPEC" || return 1
 	done
+	# podman 4 waits for init containers to end: a native sidecar (an init
+	# container with restartPolicy: Always, just before "containers:") is
+	# played as the pod's first container, without its startupProbe
+	if grep -q '^      initContainers:$' "$POD_SPEC" &&
+		grep -q '^          restartPolicy: Always$' "$POD_SPEC"; then
+		sed -i -e '/^      containers:$/d' -e 's/^      initContainers:$/      containers:/' \
+			-e '/^          restartPolicy: Always$/d' \
+			-e '/^          startupProbe:$/,/^            failureThreshold:/d' "$POD_SPEC" || return 1
+	fi
 	_vols=""
 	for _v in $(printf '%s' "$POD_VOLUMES" | tr '|' ' ' | sed 's/\\//g'); do
 		_vols="$_vols $_v-$_sfx"

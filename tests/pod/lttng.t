@@ -5,10 +5,14 @@
 # sidecar's own /var/run/lttng and only the application socket in the
 # emptyDir the app has at /var/run/lttng; the app container's lttng-ust
 # registers, its events end up in a CTF trace that babeltrace2 reads. The
-# app cannot reach the client socket.
+# app cannot reach the client socket. The sidecar's default command starts
+# lttng-sessiond and publishes its agent port: a Python app started after it
+# in the app container logs through the LTTng Python agent, and its records
+# are captured and summarized.
 . "$SIDESCOPE_SRC/tests/lib/tap.sh"
 . "$SIDESCOPE_SRC/tests/lib/podman.sh"
 podman_require
+require_cmd jq
 podman_images
 ok_or_bail $? "images built"
 
@@ -29,6 +33,11 @@ fails "its root filesystem is read-only" ex sh -c 'echo x > /usr/local/x'
 
 pod_wait_exec 20 "$pod" sidescope test -s /dev/shm/app.ready
 ok $? "the app started"
+pod_wait_exec 20 "$pod" sidescope test -e /run/sidescope/tmp/sidecar.ready
+ok $? "the sidecar is ready (its startupProbe's file)"
+port=$(ex cat /var/run/lttng/agent.port)
+like "$port" '^[0-9]+$' "capture-loop --sidecar started lttng-sessiond (agent port $port)"
+is "$(pod_exec "$pod" app cat /var/run/lttng/agent.port)" "$port" "the port is published in the app's /var/run/lttng"
 ex lttng-capture -n lttng_app -d 10 -O /out/trace >"$TMPDIR_TEST/cap.out" 2>"$TMPDIR_TEST/cap.err" &
 capp=$!
 on_exit "kill $capp"
@@ -41,9 +50,9 @@ like "$(cat "$TMPDIR_TEST/cap.err")" "tracing .*\\(vpid [0-9]+\\) into /out/trac
 	diag "$(cat "$TMPDIR_TEST/cap.err")"
 
 # while it records: who sees what
-is "$(pod_exec "$pod" app ls -A /var/run/lttng)" "lttng-ust-sock-8" \
-	"the app's /var/run/lttng holds the application socket only"
-is "$(ex ls -A /run/lttng-apps)" "lttng-ust-sock-8" "it is the sidecar's /run/lttng-apps"
+is "$(pod_exec "$pod" app ls -A /var/run/lttng | tr '\n' ' ')" "agent.port lttng-ust-sock-8 " \
+	"the app's /var/run/lttng holds the application socket and the agent port only"
+is "$(ex ls -A /run/lttng-apps | tr '\n' ' ')" "agent.port lttng-ust-sock-8 " "it is the sidecar's /run/lttng-apps"
 ex test -S /var/run/lttng/client-lttng-sessiond
 ok $? "the client socket is in the sidecar's own /var/run/lttng"
 dpid=$(ex cat /var/run/lttng/lttng-sessiond.pid)
@@ -65,6 +74,20 @@ diag "$(cat "$TMPDIR_TEST/cap.out")"
 n=$(ex sh -c 'babeltrace2 /out/trace | grep -c "sidescope_app:request"')
 is "$n" 100 "babeltrace2 reads all 100 request events (2 threads x 50)"
 like "$(cat "$TMPDIR_TEST/cap.out")" "kubectl cp .*/out/trace" "prints the kubectl cp line"
-is "$(ex ls -A /run/sidescope/tmp)" "" "no temporary file is left"
+is "$(ex ls -A /run/sidescope/tmp)" "sidecar.ready" "no temporary file is left"
+
+# a Python app started in the app container after the sidecar
+pod_exec "$pod" app python3 /usr/local/bin/lttng_agent.py /dev/shm/py.ready 100 &
+on_exit "kill $!"
+pod_wait_exec 20 "$pod" sidescope test -s /dev/shm/py.ready
+ok $? "a Python app using the LTTng agent started"
+py=$(ex cat /dev/shm/py.ready)
+ex lttng-capture --domain python -p "$py" -d 3 -O /out/py --json >"$TMPDIR_TEST/py.out" 2>"$TMPDIR_TEST/py.err"
+rc=$?
+is "$rc" 0 "lttng-capture --domain python -p $py -d 3"
+[ "$rc" = 0 ] || diag "$(cat "$TMPDIR_TEST/py.err")"
+n=$(ex sidescope ctf summary /out/py --json | jq '.by_name[] | select(.name == "lttng_python:event") | .count')
+ok "$([ "${n:-0}" -ge 50 ] 2>/dev/null; echo $?)" "ctf summary: ${n:-0} Python log records in 3 s (>= 50 at 100/s)"
+like "$(ex sh -c 'babeltrace2 /out/py | head -n 1')" 'logger_name = "sidescope.agent"' "babeltrace2 shows the logger"
 
 done_testing

@@ -46,10 +46,10 @@ lttngpod_capture lay -p "$app" -O "$T/lay"
 wait_for_grep "$T/lay.err" "tracing .*into|error" 30
 ok $? "capture started"
 dpid=$(pod_sidecar cat /var/run/lttng/lttng-sessiond.pid)
-is "$(pod_sidecar ls -A /run/lttng-apps)" "lttng-ust-sock-8" \
-	"the sidecar's app-socket directory holds the application socket only"
+is "$(pod_sidecar ls -A /run/lttng-apps | tr '\n' ' ')" "agent.port lttng-ust-sock-8 " \
+	"the sidecar's app-socket directory holds the application socket and the agent port only"
 as_app ls -A /var/run/lttng >"$T/app-view"
-is "$(cat "$T/app-view")" "lttng-ust-sock-8" "the app's /var/run/lttng is that directory"
+is "$(tr '\n' ' ' <"$T/app-view")" "agent.port lttng-ust-sock-8 " "the app's /var/run/lttng is that directory"
 ok "$(pod_sidecar test -S /var/run/lttng/client-lttng-sessiond; echo $?)" \
 	"the client socket is in the sidecar's own /var/run/lttng"
 is "$(pod_sidecar ls -A /dev/shm | grep -v '^lttng-ust-wait-8\(-0\)\{0,1\}$')" "" \

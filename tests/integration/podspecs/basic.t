@@ -67,7 +67,7 @@ least_breaks "a writable root" "readOnlyRootFilesystem must be true" '/readOnlyR
 least_breaks "a writable /tmp" "/tmp .* must be mounted readOnly" '/- name: sidescope$/,$ {/readOnly: true/d}'
 least_breaks "no /run of its own" "no emptyDir of its own at /run" '/- name: sidescope$/,$ s|mountPath: /run$|mountPath: /srv|'
 least_breaks "a /run the app mounts too" "volume run at /run is mounted by another container" \
-	'0,/- name: tmp$/ s|- name: tmp$|- name: run\n              mountPath: /run\n            - name: tmp|'
+	'/- name: app$/,/- name: tmp$/ s|- name: tmp$|- name: run\n              mountPath: /run\n            - name: tmp|'
 least_breaks "the LTTng control directory shared" "LTTng's control directory must stay the sidecar's own" \
 	's|mountPath: /run/lttng-apps|mountPath: /var/run/lttng|'
 least_breaks "a host path" "volume out at /out is not an emptyDir" \
@@ -145,6 +145,13 @@ is "$(printf '%s' "$j" | jq -r '.[0].spec.template.spec.initContainers[0] | .nam
 	"sidescope Always" "periodic: native sidecar (init container, restartPolicy Always)"
 is "$(printf '%s' "$j" | jq -r '[.[].spec.template.spec | (.initContainers // []) + .containers | .[] | .env // [] | .[] | select(.name == "SIDESCOPE_SCHEDULE") | .value] | join(" ")')" \
 	"5m 5m" "periodic: both forms set SIDESCOPE_SCHEDULE"
+# LTTng agents read the daemon's port when the app starts: the sidecar first
+for s in lttng all-in-one; do
+	j=$(json "$SIDESCOPE_SRC/podspecs/$s.yaml")
+	is "$(printf '%s' "$j" | jq -r '.[0].spec.template.spec.initContainers[0] | .name + " " + .restartPolicy + " " + (.startupProbe.exec.command | join(" "))')" \
+		"sidescope Always test -e /run/sidescope/tmp/sidecar.ready" \
+		"$s: native sidecar, the app held back until lttng-sessiond is up"
+done
 j=$(json "$SIDESCOPE_SRC/podspecs/cronjob.yaml")
 is "$(printf '%s' "$j" | jq -r '.[] | select(.kind == "CronJob") | .spec.concurrencyPolicy')" Forbid "cronjob: concurrencyPolicy Forbid"
 is "$(printf '%s' "$j" | jq -c '[.[] | select(.kind == "Role") | .rules[] | {r: .resources[0], v: (.verbs | sort)}]')" \

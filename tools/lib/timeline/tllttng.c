@@ -189,6 +189,56 @@ static int enable_events(struct tl_lttng *l)
 	return 0;
 }
 
+/* The log records of the LTTng agents (Python logging, java.util.logging,
+ * log4j) are lttng-ust events of the app's process too (lttng_python:event,
+ * lttng_jul:event, lttng_log4j:event). Enabled in each agent domain, the
+ * daemon hands the enabling to an agent whenever it registers, later ones
+ * included; the ust domain's vpid tracker keeps other apps' records out. A
+ * name given applies to the loggers as well. Before add_contexts: the
+ * daemon makes each domain's channel here, and the contexts go to every
+ * channel there is. */
+static int enable_agent_events(struct tl_lttng *l)
+{
+	static const enum lttng_domain_type doms[] = {
+		LTTNG_DOMAIN_PYTHON, LTTNG_DOMAIN_JUL, LTTNG_DOMAIN_LOG4J,
+	};
+	int i, d, n = l->o.nevents ? l->o.nevents : 1, r = 0;
+
+	for (d = 0; d < (int)(sizeof(doms) / sizeof(doms[0])) && !r; d++) {
+		struct lttng_domain dom;
+		struct lttng_handle *h;
+
+		memset(&dom, 0, sizeof(dom));
+		dom.type = doms[d];
+		/* the agents' channel is in the ust domain: its buffers */
+		dom.buf_type = LTTNG_BUFFER_PER_UID;
+		h = lttng_create_handle(l->name, &dom);
+		if (!h) {
+			p_err("out of memory");
+			return -1;
+		}
+		for (i = 0; i < n && !r; i++) {
+			struct lttng_event *ev = lttng_event_create();
+
+			if (!ev) {
+				p_err("out of memory");
+				r = -ENOMEM;
+				break;
+			}
+			ev->type = LTTNG_EVENT_TRACEPOINT;
+			ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
+			snprintf(ev->name, sizeof(ev->name), "%s",
+				 l->o.nevents ? l->o.events[i] : "*");
+			r = lttng_enable_event_with_exclusions(h, ev, NULL, NULL, 0, NULL);
+			lttng_event_destroy(ev);
+			if (r < 0)
+				lerr("enable the agents' events", r);
+		}
+		lttng_destroy_handle(h);
+	}
+	return r < 0 ? -1 : 0;
+}
+
 static int add_contexts(struct tl_lttng *l)
 {
 	static const enum lttng_event_context_type ctxs[] = {
@@ -291,7 +341,8 @@ struct tl_lttng *tl_lttng__start(const struct tl_lttng_opts *o)
 		p_err("out of memory");
 		goto fail;
 	}
-	if (wait_registered(l) || enable_events(l) || add_contexts(l) || track_vpid(l))
+	if (wait_registered(l) || enable_events(l) || enable_agent_events(l) || add_contexts(l) ||
+	    track_vpid(l))
 		goto fail;
 	r = lttng_start_tracing(l->name);
 	if (r < 0) {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* The LTTng part of a timeline: a user-space session for one process
+/* The LTTng part of a timeline: a user-space session for one process (its
+ * lttng-ust events and its LTTng agents' log records)
  * through liblttng-ctl (the C API of lttng-tools), and its trace read back
  * with the CTF reader (tools/lib/ctf/) onto the timeline's clock.
  *

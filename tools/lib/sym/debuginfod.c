@@ -37,6 +37,16 @@ extern char **environ;
 /* a partial download left by a fetch that was killed: removed after */
 #define STALE_TMP_S	600
 
+/* what a capture's fetches came to (said with -v at the end) */
+struct debuginfod_stats {
+	size_t fetched;		/* debug files that came */
+	size_t from_cache;	/* taken from the cache without a fetch */
+	size_t failed;		/* fetches that ended without one */
+	size_t late;		/* still running when they were needed */
+	size_t bad;		/* answers that were not the debug file */
+	size_t put_off;		/* over DEBUGINFOD_FETCHES_MAX: not asked */
+};
+
 enum fetch_state { FETCH_QUEUED, FETCH_RUNNING, FETCH_OK, FETCH_FAILED };
 
 struct fetch {
@@ -396,14 +406,6 @@ int debuginfod__find(struct debuginfod *d, const char *build_id, debuginfod_try_
 	}
 	fd = from_cache(d, build_id, try, ctx);
 	return fd >= 0 || fd == -ETIME ? fd : -ENOENT;
-}
-
-void debuginfod__stats(const struct debuginfod *d, struct debuginfod_stats *st)
-{
-	if (d)
-		*st = d->st;
-	else
-		memset(st, 0, sizeof(*st));
 }
 
 void debuginfod__close(struct debuginfod *d)

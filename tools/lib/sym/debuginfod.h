@@ -41,14 +41,6 @@
 struct budget;
 struct debuginfod;
 
-struct debuginfod_stats {
-	size_t fetched;		/* debug files that came */
-	size_t from_cache;	/* taken from the cache without a fetch */
-	size_t failed;		/* fetches that ended without one */
-	size_t late;		/* still running when they were needed */
-	size_t bad;		/* answers that were not the debug file */
-	size_t put_off;		/* over DEBUGINFOD_FETCHES_MAX: not asked */
-};
 
 /* The fetcher for the servers of DEBUGINFOD_URLS, its cache in
  * TABLE_CACHE/debuginfod (created 0700 if missing). NULL when the
@@ -67,7 +59,6 @@ typedef int (*debuginfod_try_fn)(int dirfd, const char *rel, void *ctx);
  * descriptor, or -ENOENT (none, not yet, or D is NULL), -ETIME. */
 int debuginfod__find(struct debuginfod *d, const char *build_id, debuginfod_try_fn try,
 		     void *ctx, const struct budget *time);
-void debuginfod__stats(const struct debuginfod *d, struct debuginfod_stats *st);
 
 /* The fetch child: `sidescope debuginfod-fetch DIR BUILD_ID SECONDS
  * MAX_BYTES`; one line on standard output, "ok" or "err ERRNO WHY". */

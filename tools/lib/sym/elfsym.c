@@ -576,22 +576,7 @@ static int try_fetched(int dirfd, const char *rel, void *ctx)
 	return try_debug_file(dirfd, rel, t->s, t->fn, t->ctx, t->time);
 }
 
-static int find_local(int rootfd, const char *rel, const struct elf_syms *s,
-		      elfsym_debug_fn fn, void *ctx, const struct budget *time);
-
-int elfsym__find_debug_in(int rootfd, const char *rel, const struct elf_syms *s,
-			  elfsym_debug_fn fn, void *ctx, const struct budget *time)
-{
-	struct try_ctx t = { s, fn, ctx, time };
-	int fd = find_local(rootfd, rel, s, fn, ctx, time);
-
-	/* a file of the app's own root first; the servers' by build id
-	 * only, never by a debug link's name */
-	if (fd != -ENOENT || !debuginfod || !s->build_id[0])
-		return fd;
-	return debuginfod__find(debuginfod, s->build_id, try_fetched, &t, time);
-}
-
+/* elfsym__find_debug_in inside the root alone */
 static int find_local(int rootfd, const char *rel, const struct elf_syms *s,
 		      elfsym_debug_fn fn, void *ctx, const struct budget *time)
 {
@@ -624,6 +609,19 @@ static int find_local(int rootfd, const char *rel, const struct elf_syms *s,
 	snprintf(buf, sizeof(buf), "/usr/lib/debug%s%s/%s", dir[0] == '/' ? "" : "/", dir, link);
 	fd = try_debug_file(rootfd, buf, s, fn, ctx, time);
 	return fd >= 0 || fd == -ETIME ? fd : -ENOENT;
+}
+
+int elfsym__find_debug_in(int rootfd, const char *rel, const struct elf_syms *s,
+			  elfsym_debug_fn fn, void *ctx, const struct budget *time)
+{
+	struct try_ctx t = { s, fn, ctx, time };
+	int fd = find_local(rootfd, rel, s, fn, ctx, time);
+
+	/* a file of the app's own root first; the servers' by build id
+	 * only, never by a debug link's name */
+	if (fd != -ENOENT || !debuginfod || !s->build_id[0])
+		return fd;
+	return debuginfod__find(debuginfod, s->build_id, try_fetched, &t, time);
 }
 
 struct take_ctx {

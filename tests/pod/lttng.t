@@ -35,6 +35,8 @@ pod_wait_exec 20 "$pod" sidescope test -s /dev/shm/app.ready
 ok $? "the app started"
 pod_wait_exec 20 "$pod" sidescope test -e /run/sidescope/tmp/sidecar.ready
 ok $? "the sidecar is ready (its startupProbe's file)"
+# the daemon writes its port once its agent thread listens
+pod_wait_exec 30 "$pod" sidescope test -s /var/run/lttng/agent.port
 port=$(ex cat /var/run/lttng/agent.port)
 like "$port" '^[0-9]+$' "capture-loop --sidecar started lttng-sessiond (agent port $port)"
 is "$(pod_exec "$pod" app cat /var/run/lttng/agent.port)" "$port" "the port is published in the app's /var/run/lttng"
